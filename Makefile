@@ -1,0 +1,29 @@
+# Counsel: two commands for a newcomer (make run, make test) and a few more.
+GO ?= go
+BIN := bin/counsel
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: run test build bench fuzz fmt vet clean
+
+## run: build and start the service on ./counsel.db (first start creates admin@localhost)
+run: build
+	$(BIN) serve
+
+## build: compile the binary into bin/
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/counsel
+
+## test: vet and the whole test suite with the race detector (fuzz seed corpora included)
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## bench: the benchmarks (not part of make test)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

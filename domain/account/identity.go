@@ -1,0 +1,13 @@
+package account
+
+// ExternalIdentity is what a verified identity-provider ID token says about
+// its subject.
+type ExternalIdentity struct {
+	Issuer        string
+	Subject       string
+	Email         string
+	EmailVerified bool
+	Name          string
+	GivenName     string
+	FamilyName    string
+}

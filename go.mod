@@ -1,0 +1,3 @@
+module counsel
+
+go 1.26.8

@@ -1,0 +1,34 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"counsel/domain/signing"
+)
+
+// SigningProvider is a digital-signing service: the embedded signer or
+// DocuSeal. Any failure to reach or understand the provider is returned as
+// a *domain.Error with code EUPSTREAM; unknown ids are ENOTFOUND.
+type SigningProvider interface {
+	// CreateTemplate builds a template from documents, with one signing role
+	// per entry of in.Roles.
+	CreateTemplate(ctx context.Context, in signing.NewTemplate) (signing.Template, error)
+	// GetTemplate returns a template. ENOTFOUND if it does not exist.
+	GetTemplate(ctx context.Context, id string) (signing.Template, error)
+	// CreateSubmission sends a template to its submitters and returns the
+	// created submission(s).
+	CreateSubmission(ctx context.Context, in signing.NewSubmission) ([]signing.Submission, error)
+	// ListSubmissions returns the submissions of a template, newest first.
+	ListSubmissions(ctx context.Context, templateID string) ([]signing.Submission, error)
+	// GetSubmission returns one submission. ENOTFOUND if it does not exist.
+	GetSubmission(ctx context.Context, id string) (signing.Submission, error)
+	// BuilderToken returns a form-builder token. ENOTIMPLEMENTED where the
+	// provider has no form builder.
+	BuilderToken(ctx context.Context, in signing.BuilderTokenRequest) (string, error)
+	// ParseWebhook authenticates and decodes a provider callback. It returns
+	// EUNAUTHORIZED when the signature is missing, wrong or older than the
+	// allowed window at now, EINVALID for a body it cannot read, and no
+	// events (nil, nil) for event types that change nothing.
+	ParseWebhook(signatureHeader string, body []byte, now time.Time) ([]signing.Event, error)
+}
