@@ -1,0 +1,219 @@
+package http
+
+import (
+	"net/http"
+
+	"counsel/domain/account"
+)
+
+func roleSchemas() map[string]js {
+	return map[string]js{
+		"Role":        object(js{"id": integer(), "name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "id", "name", "isSystemAdmin", "isDefaultRole"),
+		"RoleInput":   object(js{"name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "name"),
+		"Permissions": arrayOf(enum(account.AllPermissionSet.Names()...)),
+		"PermissionsInput": js{"description": "the new permission set: an array of names, or an object with a permissions array",
+			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},
+	}
+}
+
+func (s *server) roleRoutes() []route {
+	P := account.PermissionsView
+	return []route{
+		{method: "GET", path: "/api/permissions", access: perm(P), handler: s.handlePermissions(),
+			op: op{summary: "Every permission name", tag: "roles", resp: ref("Permissions")}},
+		{method: "GET", path: "/api/permissions/me", access: authorized, handler: s.handleMyPermissions(),
+			op: op{summary: "The caller's permissions (union over their roles)", tag: "roles", resp: ref("Permissions")}},
+		{method: "GET", path: "/api/roles", access: perm(account.RolesView), handler: s.handleRoles(),
+			op: op{summary: "Every role", tag: "roles", resp: arrayOf(ref("Role"))}},
+		{method: "POST", path: "/api/roles", access: perm(account.RolesCreate), handler: s.handleCreateRole(),
+			op: op{summary: "Create a role", tag: "roles", body: ref("RoleInput"), ok: 201, resp: ref("Role"), errs: []int{400, 409}}},
+		{method: "GET", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesView), handler: s.handleRole(),
+			op: op{summary: "One role", tag: "roles", resp: ref("Role"), errs: []int{404}}},
+		{method: "PUT", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesEdit), handler: s.handleUpdateRole(),
+			op: op{summary: "Change a role", tag: "roles", body: ref("RoleInput"), resp: ref("Role"), errs: []int{400, 404, 409}}},
+		{method: "DELETE", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesDelete), handler: s.handleDeleteRole(),
+			op: op{summary: "Delete a role (409 if it would leave no system administrator)", tag: "roles", ok: 204, errs: []int{404, 409}}},
+		{method: "GET", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesView), handler: s.handleRolePermissions(),
+			op: op{summary: "A role's permissions", tag: "roles", resp: ref("Permissions"), errs: []int{404}}},
+		{method: "POST", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesEdit), handler: s.handleSetRolePermissions(),
+			op: op{summary: "Replace a role's permissions", tag: "roles", body: ref("PermissionsInput"), resp: ref("Permissions"), errs: []int{400, 404}}},
+		{method: "GET", path: "/api/users/{id:[0-9]+}/roles", access: perm(account.UsersView), handler: s.handleUserRoles(),
+			op: op{summary: "A user's roles", tag: "roles", resp: arrayOf(ref("Role")), errs: []int{404}}},
+		{method: "POST", path: "/api/users/{id:[0-9]+}/roles/{roleId:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleAddUserRole(),
+			op: op{summary: "Give a user a role", tag: "roles", resp: arrayOf(ref("Role")), errs: []int{404}}},
+		{method: "DELETE", path: "/api/users/{id:[0-9]+}/roles/{roleId:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleRemoveUserRole(),
+			op: op{summary: "Take a role from a user (409 for the last system administrator)", tag: "roles", resp: arrayOf(ref("Role")), errs: []int{404, 409}}},
+	}
+}
+
+type roleDTO struct {
+	ID            int64  `json:"id"`
+	Name          string `json:"name"`
+	IsSystemAdmin bool   `json:"isSystemAdmin"`
+	IsDefaultRole bool   `json:"isDefaultRole"`
+}
+
+func toRole(r account.Role) roleDTO {
+	return roleDTO{ID: r.ID, Name: r.Name, IsSystemAdmin: r.IsSystemAdmin, IsDefaultRole: r.IsDefaultRole}
+}
+
+func toRoles(rs []account.Role) []roleDTO {
+	out := make([]roleDTO, len(rs))
+	for i, r := range rs {
+		out[i] = toRole(r)
+	}
+	return out
+}
+
+type roleInput struct {
+	Name          string `json:"name"`
+	IsSystemAdmin bool   `json:"isSystemAdmin"`
+	IsDefaultRole bool   `json:"isDefaultRole"`
+}
+
+func (s *server) handlePermissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ps, err := s.svc.Roles.Permissions(r.Context())
+		s.reply(w, r, http.StatusOK, ps, err)
+	}
+}
+
+func (s *server) handleMyPermissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ps, err := s.svc.Roles.MyPermissions(r.Context())
+		s.reply(w, r, http.StatusOK, ps, err)
+	}
+}
+
+func (s *server) handleRoles() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rs, err := s.svc.Roles.Roles(r.Context())
+		s.reply(w, r, http.StatusOK, toRoles(rs), err)
+	}
+}
+
+func (s *server) handleRole() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		role, err := s.svc.Roles.Role(r.Context(), id)
+		s.reply(w, r, http.StatusOK, toRole(role), err)
+	}
+}
+
+func (s *server) handleCreateRole() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in roleInput
+		if err := decode(r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		role, err := s.svc.Roles.CreateRole(r.Context(), account.RoleInput(in))
+		if err == nil {
+			w.Header().Set("Location", "/api/roles/"+itoa(role.ID))
+		}
+		s.reply(w, r, http.StatusCreated, toRole(role), err)
+	}
+}
+
+func (s *server) handleUpdateRole() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var in roleInput
+		if err := decode(r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		role, err := s.svc.Roles.UpdateRole(r.Context(), id, account.RoleInput(in))
+		s.reply(w, r, http.StatusOK, toRole(role), err)
+	}
+}
+
+func (s *server) handleDeleteRole() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err == nil {
+			err = s.svc.Roles.DeleteRole(r.Context(), id)
+		}
+		s.reply(w, r, http.StatusNoContent, nil, err)
+	}
+}
+
+func (s *server) handleRolePermissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		ps, err := s.svc.Roles.RolePermissions(r.Context(), id)
+		s.reply(w, r, http.StatusOK, ps, err)
+	}
+}
+
+func (s *server) handleSetRolePermissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		names, err := decodePermissionNames(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		ps, err := s.svc.Roles.SetRolePermissions(r.Context(), id, names)
+		s.reply(w, r, http.StatusOK, ps, err)
+	}
+}
+
+func (s *server) handleUserRoles() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		rs, err := s.svc.Roles.UserRoles(r.Context(), id)
+		s.reply(w, r, http.StatusOK, toRoles(rs), err)
+	}
+}
+
+// userRoleChange handles adding and removing a user's role; both answer
+// the user's roles afterwards.
+func (s *server) userRoleChange(add bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		uid, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		rid, err := pathID(r, "roleId")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if add {
+			err = s.svc.Roles.AddUserRole(r.Context(), uid, rid)
+		} else {
+			err = s.svc.Roles.RemoveUserRole(r.Context(), uid, rid)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		rs, err := s.svc.Roles.UserRoles(r.Context(), uid)
+		s.reply(w, r, http.StatusOK, toRoles(rs), err)
+	}
+}
+
+func (s *server) handleAddUserRole() http.HandlerFunc    { return s.userRoleChange(true) }
+func (s *server) handleRemoveUserRole() http.HandlerFunc { return s.userRoleChange(false) }

@@ -1,0 +1,36 @@
+package http
+
+import "net/http"
+
+// route is one entry of the route table: what it matches, who may call it,
+// what handles it, and its API reference entry.
+type route struct {
+	method  string
+	path    string // gorilla template; {id:[0-9]+} shows as {id} in the reference
+	access  access
+	limited bool  // the per-address limit of public sign-in routes applies
+	maxBody int64 // 0: Options.MaxBody
+	handler http.Handler
+	op      op
+}
+
+// routeTable lists every route the server has. The OpenAPI document is
+// built from it, and a test checks that the router and the document agree.
+func (s *server) routeTable() []route {
+	var rs []route
+	rs = append(rs, s.systemRoutes()...)
+	rs = append(rs, s.accountRoutes()...)
+	rs = append(rs, s.roleRoutes()...)
+	return rs
+}
+
+// schemas returns every named schema of the API reference.
+func (s *server) schemas() map[string]js {
+	all := map[string]js{}
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas()} {
+		for k, v := range m {
+			all[k] = v
+		}
+	}
+	return all
+}

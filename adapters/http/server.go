@@ -1,0 +1,91 @@
+// Package http is Counsel's HTTP adapter (gorilla/mux): one route table
+// (routes.go) in which every route states its permission level and its
+// API reference entry, JSON encoding and decoding in one place (encode.go),
+// domain errors mapped to RFC 9457 problem documents in one place
+// (errors.go), and middleware for request ids, logging, recovery, CORS,
+// body limits, authentication and rate limits (middleware.go). Handlers
+// are makers, func (s *server) handleX() http.HandlerFunc, one file per
+// module; they decode, call a service from ports, and encode.
+package http
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"counsel/ports"
+
+	"github.com/gorilla/mux"
+)
+
+// Services are the use cases the handler calls. Nil services leave their
+// routes answering 501.
+type Services struct {
+	Accounts ports.AccountService
+	Roles    ports.RoleService
+	// Ready reports whether the service can serve (the database answers).
+	Ready func(ctx context.Context) error
+}
+
+// Options configure the handler.
+type Options struct {
+	Logger         *slog.Logger
+	MaxBody        int64          // default 1 MiB
+	CORSOrigins    []string       // empty: no CORS headers
+	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
+	AuthRateLimit  int            // requests a minute per address on public sign-in routes; 0 off
+	Now            func() time.Time
+	Version        string
+}
+
+type server struct {
+	svc     Services
+	opts    Options
+	log     *slog.Logger
+	limiter *rateLimiter
+	router  *mux.Router
+	routes  []route
+	doc     []byte // the OpenAPI document, built once
+	docHTML []byte // the /docs page, built once
+}
+
+// NewHandler returns the HTTP handler of the whole service.
+func NewHandler(svc Services, opts Options) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 1 << 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &server{svc: svc, opts: opts, log: opts.Logger, limiter: newRateLimiter(opts.AuthRateLimit, opts.Now)}
+	s.routes = s.routeTable()
+	s.router = mux.NewRouter()
+	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.failf(w, r, "not_found", "no route for %s %s", r.Method, r.URL.Path)
+	})
+	s.router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, problem{Type: "/problems/not-found", Status: http.StatusMethodNotAllowed,
+			Detail: "the route does not accept " + r.Method})
+	})
+	for _, rt := range s.routes {
+		h := rt.handler
+		if rt.limited {
+			h = s.limited(h)
+		}
+		h = s.guard(rt.access, h)
+		body := opts.MaxBody
+		if rt.maxBody > 0 {
+			body = rt.maxBody
+		}
+		h = named(docPath(rt.path), limitBody(body, h))
+		s.router.Handle(rt.path, h).Methods(rt.method)
+	}
+	s.doc = s.openAPI()
+	s.docHTML = s.renderDocs()
+	return s.observe(s.cors(s.router))
+}

@@ -1,0 +1,62 @@
+package http
+
+import (
+	"net/http"
+)
+
+func (s *server) systemRoutes() []route {
+	return []route{
+		{method: "GET", path: "/healthz", access: public, handler: s.handleHealth(),
+			op: op{summary: "Liveness: 200 while the process is up", tag: "system", resp: object(js{"status": str()})}},
+		{method: "GET", path: "/readyz", access: public, handler: s.handleReady(),
+			op: op{summary: "Readiness: 200 when the database answers", tag: "system", resp: object(js{"status": str()}), errs: []int{503}}},
+		{method: "GET", path: "/.well-known/jwks.json", access: public, handler: s.handleJWKS(),
+			op: op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})})}},
+		{method: "GET", path: "/openapi.json", access: public, handler: s.handleOpenAPI(),
+			op: op{summary: "This API's OpenAPI 3.1 document", tag: "system", resp: js{"type": "object"}}},
+		{method: "GET", path: "/docs", access: public, handler: s.handleDocs(),
+			op: op{summary: "This API's reference as a web page", tag: "system", resp: str(), respType: "text/html"}},
+	}
+}
+
+func (s *server) handleHealth() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, map[string]string{"status": "ok"})
+	}
+}
+
+func (s *server) handleReady() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.svc.Ready != nil {
+			if err := s.svc.Ready(r.Context()); err != nil {
+				s.log.WarnContext(r.Context(), "not ready", "err", err)
+				writeProblem(w, problem{Type: "/problems/internal", Status: http.StatusServiceUnavailable, Detail: "the database does not answer"})
+				return
+			}
+		}
+		encode(w, http.StatusOK, map[string]string{"status": "ready"})
+	}
+}
+
+func (s *server) handleJWKS() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Write(s.svc.Accounts.JWKS())
+	}
+}
+
+func (s *server) handleOpenAPI() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(s.doc)
+	}
+}
+
+func (s *server) handleDocs() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		w.Write(s.docHTML)
+	}
+}

@@ -1,0 +1,445 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// AccountStore implements ports.AccountStore.
+type AccountStore struct{ db *DB }
+
+var _ ports.AccountStore = (*AccountStore)(nil)
+
+// NewAccountStore returns the account store of db.
+func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
+
+const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until
+	FROM users WHERE email = ? AND deleted_at IS NULL`
+
+func scanCredentials(row *sql.Row) (account.Credentials, error) {
+	var c account.Credentials
+	var locked int64
+	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, notFound("user")
+	}
+	if locked > 0 {
+		c.LockedUntil = fromMs(locked)
+	}
+	return c, err
+}
+
+// CredentialsByEmail implements ports.AccountStore.
+func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
+	return scanCredentials(s.db.read.QueryRowContext(ctx, credentialsSQL, email))
+}
+
+func loadOTP(ctx context.Context, tx *sql.Tx, email string) (account.OTPState, error) {
+	var st account.OTPState
+	var sends string
+	var expires int64
+	err := tx.QueryRowContext(ctx, `SELECT code_hash, expires_at, attempts, sends FROM otps WHERE email = ?`, email).
+		Scan(&st.CodeHash, &expires, &st.Attempts, &sends)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	} else if err != nil {
+		return st, err
+	}
+	st.ExpiresAt = fromMs(expires)
+	for _, f := range strings.Split(sends, ",") {
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
+			st.Sends = append(st.Sends, fromMs(v))
+		}
+	}
+	return st, nil
+}
+
+func saveOTP(ctx context.Context, tx *sql.Tx, email string, st account.OTPState) error {
+	sends := make([]string, len(st.Sends))
+	for i, t := range st.Sends {
+		sends[i] = strconv.FormatInt(ms(t), 10)
+	}
+	var hash any
+	if len(st.CodeHash) > 0 {
+		hash = st.CodeHash
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO otps (email, code_hash, expires_at, attempts, sends) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (email) DO UPDATE SET code_hash = excluded.code_hash, expires_at = excluded.expires_at,
+		attempts = excluded.attempts, sends = excluded.sends`,
+		email, hash, ms(st.ExpiresAt), st.Attempts, strings.Join(sends, ","))
+	return err
+}
+
+// UpdateOTP implements ports.AccountStore.
+func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*account.OTPState) error) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		st, err := loadOTP(ctx, tx, email)
+		if err != nil {
+			return err
+		}
+		if err := fn(&st); err != nil {
+			return err
+		}
+		return saveOTP(ctx, tx, email, st)
+	})
+}
+
+// Login implements ports.AccountStore.
+func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		c, err := scanCredentials(tx.QueryRowContext(ctx, credentialsSQL, email))
+		if err != nil {
+			return err
+		}
+		if c.UserID != userID {
+			return notFound("user")
+		}
+		otp, err := loadOTP(ctx, tx, email)
+		if err != nil {
+			return err
+		}
+		st := account.LoginState{Credentials: c, OTP: otp}
+		if err := fn(&st); err != nil {
+			return err
+		}
+		var locked int64
+		if !st.Credentials.LockedUntil.IsZero() {
+			locked = ms(st.Credentials.LockedUntil)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`,
+			st.Credentials.FailedLogins, locked, userID); err != nil {
+			return err
+		}
+		if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
+			return err
+		}
+		if st.NewSession != nil {
+			return insertSession(ctx, tx, *st.NewSession, st.RefreshHash)
+		}
+		return nil
+	})
+}
+
+func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,
+		refreshHash, ss.ID, ms(ss.CreatedAt))
+	return err
+}
+
+// CreateSession implements ports.AccountStore.
+func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, refreshHash []byte) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return insertSession(ctx, tx, ss, refreshHash) })
+}
+
+const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
+
+type rowScanner interface{ Scan(...any) error }
+
+func scanSession(row rowScanner, extra ...any) (account.Session, error) {
+	var ss account.Session
+	var created, expires int64
+	var revoked sql.NullInt64
+	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &created, &expires, &revoked}, extra...)
+	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
+		return ss, notFound("session")
+	} else if err != nil {
+		return ss, err
+	}
+	ss.CreatedAt, ss.ExpiresAt, ss.RevokedAt = fromMs(created), fromMs(expires), fromNullMs(revoked)
+	return ss, nil
+}
+
+// Refresh implements ports.AccountStore.
+func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		var used sql.NullInt64
+		ss, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+`, t.used_at
+			FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.hash = ?`, tokenHash), &used)
+		if err != nil {
+			return err
+		}
+		st := account.RefreshState{Session: ss, Used: used.Valid}
+		if err := fn(&st); err != nil {
+			return err
+		}
+		now := ms(s.db.Now())
+		if st.Revoke {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, now, ss.ID); err != nil {
+				return err
+			}
+		}
+		if st.NewTokenHash != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE refresh_tokens SET used_at = ? WHERE hash = ?`, now, tokenHash); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,
+				st.NewTokenHash, ss.ID, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SessionByRefreshHash implements ports.AccountStore.
+func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error) {
+	return scanSession(s.db.read.QueryRowContext(ctx, `SELECT `+sessionCols+`
+		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.hash = ?`, tokenHash))
+}
+
+// Session implements ports.AccountStore.
+func (s *AccountStore) Session(ctx context.Context, id string) (account.Session, error) {
+	return scanSession(s.db.read.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
+}
+
+// RevokeSession implements ports.AccountStore.
+func (s *AccountStore) RevokeSession(ctx context.Context, id string, at time.Time) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
+		return err
+	})
+}
+
+// RevokeUserSessions implements ports.AccountStore.
+func (s *AccountStore) RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return revokeUserSessions(ctx, tx, userID, at) })
+}
+
+func revokeUserSessions(ctx context.Context, tx *sql.Tx, userID int64, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL`, ms(at), userID)
+	return err
+}
+
+// UserAccess implements ports.AccountStore. The union of the user's roles'
+// permissions is computed in one query.
+func (s *AccountStore) UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT r.is_system_admin, rp.permission
+		FROM users u
+		LEFT JOIN user_roles ur ON ur.user_id = u.id
+		LEFT JOIN roles r ON r.id = ur.role_id
+		LEFT JOIN role_permissions rp ON rp.role_id = r.id
+		WHERE u.id = ? AND u.deleted_at IS NULL AND u.active = 1`, userID)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	var set account.PermissionSet
+	found, admin := false, false
+	for rows.Next() {
+		found = true
+		var isAdmin sql.NullBool
+		var perm sql.NullString
+		if err := rows.Scan(&isAdmin, &perm); err != nil {
+			return 0, false, err
+		}
+		if isAdmin.Bool {
+			admin = true
+		}
+		if p, ok := account.ParsePermission(perm.String); ok && perm.Valid {
+			set |= account.NewPermissionSet(p)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, err
+	}
+	if !found {
+		return 0, false, notFound("user")
+	}
+	if admin {
+		set = account.AllPermissionSet
+	}
+	return set, admin, nil
+}
+
+// SigningKeys implements ports.AccountStore.
+func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT kid, private_key, created_at, retired_at FROM signing_keys ORDER BY created_at DESC, kid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []account.SigningKey
+	for rows.Next() {
+		var k account.SigningKey
+		var created int64
+		var retired sql.NullInt64
+		if err := rows.Scan(&k.ID, &k.PrivateKey, &created, &retired); err != nil {
+			return nil, err
+		}
+		k.CreatedAt, k.RetiredAt = fromMs(created), fromNullMs(retired)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// AddSigningKey implements ports.AccountStore.
+func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)`,
+			k.ID, k.PrivateKey, ms(k.CreatedAt), nullMs(k.RetiredAt))
+		return err
+	})
+}
+
+// Secret implements ports.AccountStore.
+func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
+	var v []byte
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&v)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if v, err = create(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)`, name, v)
+		return err
+	})
+	return v, err
+}
+
+// Bootstrap implements ports.AccountStore.
+func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bool, error) {
+	created := false
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := ensureRoles(ctx, tx); err != nil {
+			return err
+		}
+		var users int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&users); err != nil || users > 0 {
+			return err
+		}
+		admin.Roles = []string{account.AdministratorRole}
+		_, err := createUser(ctx, tx, admin, s.db.Now())
+		created = err == nil
+		return err
+	})
+	return created, err
+}
+
+// EnsureRoles creates the Administrator and Staff roles when no role
+// exists, for commands that run before the first start.
+func (s *AccountStore) EnsureRoles(ctx context.Context) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return ensureRoles(ctx, tx) })
+}
+
+func ensureRoles(ctx context.Context, tx *sql.Tx) error {
+	var roles int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM roles`).Scan(&roles); err != nil || roles > 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, 1, 0), (?, 0, 1)`,
+		account.AdministratorRole, account.StaffRole); err != nil {
+		return err
+	}
+	if err := setRolePermissions(ctx, tx, account.AdministratorRole, account.AllPermissionSet); err != nil {
+		return err
+	}
+	return setRolePermissions(ctx, tx, account.StaffRole, account.NewPermissionSet(account.ContractView))
+}
+
+func setRolePermissions(ctx context.Context, tx *sql.Tx, roleName string, ps account.PermissionSet) error {
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM roles WHERE name = ?`, roleName).Scan(&id); err != nil {
+		return err
+	}
+	return replaceRolePermissions(ctx, tx, id, ps)
+}
+
+func replaceRolePermissions(ctx context.Context, tx *sql.Tx, roleID int64, ps account.PermissionSet) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM role_permissions WHERE role_id = ?`, roleID); err != nil {
+		return err
+	}
+	for _, p := range ps.List() {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO role_permissions (role_id, permission) VALUES (?, ?)`, roleID, p.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateUser implements ports.AccountStore.
+func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64, error) {
+	var id int64
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = createUser(ctx, tx, u, s.db.Now())
+		return err
+	})
+	return id, err
+}
+
+func createUser(ctx context.Context, tx *sql.Tx, u account.NewUser, now time.Time) (int64, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO users (email, first_name, last_name, password_hash, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, account.NormalizeEmail(u.Email), u.FirstName, u.LastName, u.PasswordHash, ms(now), ms(now))
+	if err != nil {
+		if domain.ErrorCode(formatError(err)) == domain.ECONFLICT {
+			return 0, &domain.Error{Code: domain.ECONFLICT, Message: "a user with this email already exists"}
+		}
+		return 0, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	return id, assignRoles(ctx, tx, id, u.Roles)
+}
+
+// assignRoles gives a new user the named roles, or the default roles when
+// none are named.
+func assignRoles(ctx context.Context, tx *sql.Tx, userID int64, names []string) error {
+	if len(names) == 0 {
+		_, err := tx.ExecContext(ctx, `INSERT INTO user_roles (user_id, role_id) SELECT ?, id FROM roles WHERE is_default_role = 1`, userID)
+		return err
+	}
+	for _, n := range names {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) SELECT ?, id FROM roles WHERE name = ?`, userID, n)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 {
+			var exists int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM roles WHERE name = ?`, n).Scan(&exists); err != nil {
+				return err
+			}
+			if exists == 0 {
+				return domain.Invalid(map[string][]string{"roles": {"unknown role " + strconv.Quote(n)}})
+			}
+		}
+	}
+	return nil
+}
+
+// SetPassword implements ports.AccountStore.
+func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = 0, updated_at = ?
+			WHERE id = ? AND deleted_at IS NULL`, hash, ms(at), userID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return notFound("user")
+		}
+		return revokeUserSessions(ctx, tx, userID, at)
+	})
+}
+
+// UserIDByEmail returns the id of the undeleted user with email.
+// ENOTFOUND if there is none.
+func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, error) {
+	c, err := s.CredentialsByEmail(ctx, account.NormalizeEmail(email))
+	return c.UserID, err
+}

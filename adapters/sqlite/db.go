@@ -1,0 +1,256 @@
+// Package sqlite implements Counsel's stores on one SQLite file through
+// modernc.org/sqlite (pure Go, no cgo).
+//
+// The file runs in WAL mode with synchronous=FULL, so a committed
+// transaction is on disk before a 2xx leaves the server. Reads go through a
+// pool of read-only connections that run concurrently with the writer;
+// writes go through a single connection whose transactions begin
+// IMMEDIATE, so writers queue on a Go mutex instead of failing with
+// SQLITE_BUSY. Migrations are embedded and applied in order, each in its
+// own transaction, and recorded in schema_migrations.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/domain"
+
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// DB is an open Counsel database: a read pool and a single writer.
+type DB struct {
+	path  string
+	read  *sql.DB
+	write *sql.DB
+	// Now is the clock used for timestamps the stores set themselves.
+	Now func() time.Time
+}
+
+// dsn builds a modernc DSN. busy_timeout comes first so the pragmas after
+// it wait for a lock instead of failing when another process holds one.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(memory)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and applies any
+// pending migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	write, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxIdleTime(0)
+	write.SetConnMaxLifetime(0)
+	db := &DB{path: path, write: write, Now: func() time.Time { return time.Now().UTC() }}
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		write.Close()
+		return nil, err
+	}
+	read, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s for reading: %w", path, err)
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(5 * time.Minute)
+	db.read = read
+	return db, nil
+}
+
+// Close closes both pools. The writer closes last so the WAL is
+// checkpointed by the final connection.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, db.write.Close())
+	return errors.Join(errs...)
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that the database answers a query.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Backup writes a consistent copy of the database to dest with VACUUM
+// INTO, which reads one snapshot and so works while the server writes.
+// dest must not exist.
+func (db *DB) Backup(ctx context.Context, dest string) error {
+	if _, err := db.read.ExecContext(ctx, "VACUUM INTO ?", dest); err != nil {
+		return fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	return nil
+}
+
+// Read returns the read pool, for stores that live in other packages'
+// tests (benchmarks seed data through it).
+func (db *DB) Read() *sql.DB { return db.read }
+
+// writeTx runs fn in an IMMEDIATE transaction on the writer and commits.
+func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return formatError(err)
+	}
+	return formatError(tx.Commit())
+}
+
+// migrate applies the embedded migrations that schema_migrations lacks.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		// Each migration in its own transaction; the check inside it makes
+		// two processes starting at once apply it only once.
+		err = db.writeTx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&n); err != nil || n > 0 {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", version, base, ms(db.Now()))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// Migrations returns the applied migrations' names, oldest first.
+func (db *DB) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := db.read.QueryContext(ctx, "SELECT name FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// formatError turns constraint violations into domain conflicts and
+// leaves *domain.Error values alone.
+func formatError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return &domain.Error{Code: domain.ECONFLICT, Message: "a record with the same unique value already exists", Err: err}
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return &domain.Error{Code: domain.ENOTFOUND, Message: "a referenced record does not exist", Err: err}
+		}
+	}
+	return err
+}
+
+// ms encodes a time as UTC Unix milliseconds, the storage form of every
+// timestamp: compact, indexable and sortable.
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// fromMs decodes a stored timestamp.
+func fromMs(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+// nullMs encodes an optional time.
+func nullMs(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromNullMs decodes an optional time.
+func fromNullMs(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMs(v.Int64)
+	return &t
+}
+
+// notFound is the ENOTFOUND error for a missing record.
+func notFound(what string) error {
+	return &domain.Error{Code: domain.ENOTFOUND, Message: what + " not found"}
+}

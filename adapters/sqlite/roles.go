@@ -1,0 +1,226 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// RoleStore implements ports.RoleStore.
+type RoleStore struct{ db *DB }
+
+var _ ports.RoleStore = (*RoleStore)(nil)
+
+// NewRoleStore returns the role store of db.
+func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
+
+// queryer is what both *sql.DB and *sql.Tx offer for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// loadRoles reads roles with their permissions in one query (no query per
+// role), ordered by name.
+func loadRoles(ctx context.Context, q queryer, where string, args ...any) ([]account.Role, error) {
+	rows, err := q.QueryContext(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
+		coalesce((SELECT group_concat(permission) FROM role_permissions WHERE role_id = r.id), '')
+		FROM roles r `+where+` ORDER BY r.name COLLATE NOCASE, r.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []account.Role{}
+	for rows.Next() {
+		var r account.Role
+		var perms string
+		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
+			return nil, err
+		}
+		for _, n := range strings.Split(perms, ",") {
+			if p, ok := account.ParsePermission(n); ok {
+				r.Permissions |= account.NewPermissionSet(p)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func loadRole(ctx context.Context, q queryer, id int64) (account.Role, error) {
+	rs, err := loadRoles(ctx, q, "WHERE r.id = ?", id)
+	if err != nil {
+		return account.Role{}, err
+	}
+	if len(rs) == 0 {
+		return account.Role{}, notFound("role")
+	}
+	return rs[0], nil
+}
+
+// Roles implements ports.RoleStore.
+func (s *RoleStore) Roles(ctx context.Context) ([]account.Role, error) {
+	return loadRoles(ctx, s.db.read, "")
+}
+
+// Role implements ports.RoleStore.
+func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
+	return loadRole(ctx, s.db.read, id)
+}
+
+func roleNameTaken(err error) error {
+	if domain.ErrorCode(err) == domain.ECONFLICT {
+		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
+	}
+	return err
+}
+
+// CreateRole implements ports.RoleStore.
+func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
+	var r account.Role
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`,
+			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole)
+		if err != nil {
+			return roleNameTaken(formatError(err))
+		}
+		id, _ := res.LastInsertId()
+		r, err = loadRole(ctx, tx, id)
+		return err
+	})
+	return r, err
+}
+
+// UpdateRole implements ports.RoleStore.
+func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
+	var r account.Role
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		return guardLastAdmin(ctx, tx, func() error {
+			res, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
+				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id)
+			if err != nil {
+				return roleNameTaken(formatError(err))
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return notFound("role")
+			}
+			r, err = loadRole(ctx, tx, id)
+			return err
+		})
+	})
+	return r, err
+}
+
+// DeleteRole implements ports.RoleStore.
+func (s *RoleStore) DeleteRole(ctx context.Context, id int64) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		return guardLastAdmin(ctx, tx, func() error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return notFound("role")
+			}
+			return nil
+		})
+	})
+}
+
+// SetRolePermissions implements ports.RoleStore.
+func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error) {
+	var r account.Role
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := loadRole(ctx, tx, id); err != nil {
+			return err
+		}
+		if err := replaceRolePermissions(ctx, tx, id, ps); err != nil {
+			return err
+		}
+		var err error
+		r, err = loadRole(ctx, tx, id)
+		return err
+	})
+	return r, err
+}
+
+func userExists(ctx context.Context, q queryer, userID int64) error {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound("user")
+	}
+	return err
+}
+
+// UserRoles implements ports.RoleStore.
+func (s *RoleStore) UserRoles(ctx context.Context, userID int64) ([]account.Role, error) {
+	if err := userExists(ctx, s.db.read, userID); err != nil {
+		return nil, err
+	}
+	return loadRoles(ctx, s.db.read, "JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?", userID)
+}
+
+// AddUserRole implements ports.RoleStore.
+func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := userExists(ctx, tx, userID); err != nil {
+			return err
+		}
+		if _, err := loadRole(ctx, tx, roleID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID)
+		return err
+	})
+}
+
+// RemoveUserRole implements ports.RoleStore.
+func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := userExists(ctx, tx, userID); err != nil {
+			return err
+		}
+		if _, err := loadRole(ctx, tx, roleID); err != nil {
+			return err
+		}
+		return guardLastAdmin(ctx, tx, func() error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
+			return err
+		})
+	})
+}
+
+// countAdmins counts active, undeleted users holding a system-admin role.
+func countAdmins(ctx context.Context, q queryer) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(DISTINCT u.id) FROM users u
+		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
+		WHERE r.is_system_admin = 1 AND u.deleted_at IS NULL AND u.active = 1`).Scan(&n)
+	return n, err
+}
+
+// guardLastAdmin runs change inside tx and refuses it with ECONFLICT when
+// it leaves no system administrator where there was one.
+func guardLastAdmin(ctx context.Context, tx *sql.Tx, change func() error) error {
+	before, err := countAdmins(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := change(); err != nil {
+		return err
+	}
+	after, err := countAdmins(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if before > 0 && after == 0 {
+		return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot lose that role"}
+	}
+	return nil
+}

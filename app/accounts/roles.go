@@ -1,0 +1,167 @@
+package accounts
+
+import (
+	"context"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// Require returns the caller in ctx, EUNAUTHORIZED without one and
+// EFORBIDDEN when the caller lacks any of perms.
+func Require(ctx context.Context, perms ...account.Permission) (account.Principal, error) {
+	p, ok := account.FromContext(ctx)
+	if !ok {
+		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	for _, perm := range perms {
+		if !p.Can(perm) {
+			return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
+		}
+	}
+	return p, nil
+}
+
+// Roles implements ports.RoleService. Changes invalidate cached principals
+// through inv so they apply to the next request.
+type Roles struct {
+	store ports.RoleStore
+	inv   interface{ Invalidate() }
+}
+
+var _ ports.RoleService = (*Roles)(nil)
+
+// NewRoles returns the role service.
+func NewRoles(store ports.RoleStore, inv interface{ Invalidate() }) *Roles {
+	return &Roles{store: store, inv: inv}
+}
+
+// Permissions lists every permission name.
+func (r *Roles) Permissions(ctx context.Context) ([]string, error) {
+	if _, err := Require(ctx, account.PermissionsView); err != nil {
+		return nil, err
+	}
+	return account.AllPermissionSet.Names(), nil
+}
+
+// MyPermissions lists the caller's permission names.
+func (r *Roles) MyPermissions(ctx context.Context) ([]string, error) {
+	p, err := Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.Permissions.Names(), nil
+}
+
+// Roles lists every role.
+func (r *Roles) Roles(ctx context.Context) ([]account.Role, error) {
+	if _, err := Require(ctx, account.RolesView); err != nil {
+		return nil, err
+	}
+	return r.store.Roles(ctx)
+}
+
+// Role returns one role.
+func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
+	if _, err := Require(ctx, account.RolesView); err != nil {
+		return account.Role{}, err
+	}
+	return r.store.Role(ctx, id)
+}
+
+// CreateRole adds a role.
+func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
+	if _, err := Require(ctx, account.RolesCreate); err != nil {
+		return account.Role{}, err
+	}
+	if err := in.Validate(); err != nil {
+		return account.Role{}, err
+	}
+	return r.store.CreateRole(ctx, in)
+}
+
+// UpdateRole changes a role.
+func (r *Roles) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
+	if _, err := Require(ctx, account.RolesEdit); err != nil {
+		return account.Role{}, err
+	}
+	if err := in.Validate(); err != nil {
+		return account.Role{}, err
+	}
+	role, err := r.store.UpdateRole(ctx, id, in)
+	r.inv.Invalidate()
+	return role, err
+}
+
+// DeleteRole removes a role.
+func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
+	if _, err := Require(ctx, account.RolesDelete); err != nil {
+		return err
+	}
+	err := r.store.DeleteRole(ctx, id)
+	r.inv.Invalidate()
+	return err
+}
+
+// RolePermissions lists a role's permission names (all of them for a
+// system-admin role).
+func (r *Roles) RolePermissions(ctx context.Context, id int64) ([]string, error) {
+	role, err := r.Role(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return role.Effective().Names(), nil
+}
+
+// SetRolePermissions replaces a role's permissions. Unknown names are an
+// EINVALID error listing the accepted ones.
+func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string) ([]string, error) {
+	if _, err := Require(ctx, account.RolesEdit); err != nil {
+		return nil, err
+	}
+	var set account.PermissionSet
+	for _, n := range names {
+		p, ok := account.ParsePermission(n)
+		if !ok {
+			return nil, domain.Invalid(map[string][]string{"permissions": {
+				"unknown permission " + n + "; accepted: " + strings.Join(account.AllPermissionSet.Names(), ", ")}})
+		}
+		set |= account.NewPermissionSet(p)
+	}
+	role, err := r.store.SetRolePermissions(ctx, id, set)
+	r.inv.Invalidate()
+	if err != nil {
+		return nil, err
+	}
+	return role.Effective().Names(), nil
+}
+
+// UserRoles lists a user's roles.
+func (r *Roles) UserRoles(ctx context.Context, userID int64) ([]account.Role, error) {
+	if _, err := Require(ctx, account.UsersView); err != nil {
+		return nil, err
+	}
+	return r.store.UserRoles(ctx, userID)
+}
+
+// AddUserRole gives a user a role.
+func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
+	if _, err := Require(ctx, account.UsersEdit); err != nil {
+		return err
+	}
+	err := r.store.AddUserRole(ctx, userID, roleID)
+	r.inv.Invalidate()
+	return err
+}
+
+// RemoveUserRole takes a role from a user.
+func (r *Roles) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
+	if _, err := Require(ctx, account.UsersEdit); err != nil {
+		return err
+	}
+	err := r.store.RemoveUserRole(ctx, userID, roleID)
+	r.inv.Invalidate()
+	return err
+}

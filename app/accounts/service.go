@@ -1,0 +1,383 @@
+// Package accounts is the sign-in use case: one-time passwords, password
+// and identity-provider login, token refresh with rotation and reuse
+// detection, logout, and turning a bearer token into a principal on every
+// request. Roles and permissions (role.go) live here too, since they decide
+// what a principal may do.
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// OTP delivery modes.
+const (
+	DeliverResponse = "response"
+	DeliverLog      = "log"
+	DeliverSMTP     = "smtp"
+)
+
+// Config holds the account rules.
+type Config struct {
+	AccessTTL  time.Duration
+	RefreshTTL time.Duration
+	OTP        account.OTPPolicy
+	Lockout    account.LockoutPolicy
+	Delivery   string // DeliverResponse, DeliverLog or DeliverSMTP
+	// SessionRecheck bounds how long a cached principal is trusted before
+	// its session and permissions are read again. Revocations made by this
+	// process take effect at once; this only bounds the delay for changes
+	// made by another process (the command line) on the same file.
+	SessionRecheck time.Duration
+}
+
+// Deps are the ports the service uses.
+type Deps struct {
+	Store  ports.AccountStore
+	Hasher ports.PasswordHasher
+	Tokens ports.TokenIssuer
+	Codes  ports.OTPCodes
+	Sender ports.OTPSender        // nil in response mode
+	IdP    ports.IdentityProvider // nil when not configured
+	Users  IdentityLinker         // for identity-provider sign-in; nil when not configured
+	Clock  ports.Clock
+	Rand   io.Reader     // nil: crypto/rand
+	NewID  func() string // session and token ids
+	Logger *slog.Logger
+}
+
+// IdentityLinker finds or provisions the local user of an external identity.
+// It returns EUNAUTHORIZED when the identity may not sign in.
+type IdentityLinker interface {
+	ResolveIdentity(ctx context.Context, id account.ExternalIdentity) (int64, error)
+}
+
+// Service implements ports.AccountService.
+type Service struct {
+	cfg   Config
+	d     Deps
+	cache authCache
+	// gen counts revocations and permission changes made by this process;
+	// a cached principal from an older generation is checked again.
+	gen     atomic.Uint64
+	sending sync.WaitGroup
+}
+
+var _ ports.AccountService = (*Service)(nil)
+
+// New returns the account service.
+func New(cfg Config, d Deps) *Service {
+	if d.Rand == nil {
+		d.Rand = rand.Reader
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SessionRecheck <= 0 {
+		cfg.SessionRecheck = 2 * time.Second
+	}
+	s := &Service{cfg: cfg, d: d}
+	s.cache.entries = map[string]authEntry{}
+	return s
+}
+
+// Invalidate makes every cached principal be checked again. Call it after
+// revoking sessions or changing roles, permissions or users.
+func (s *Service) Invalidate() { s.gen.Add(1) }
+
+// Wait blocks until background OTP deliveries have finished.
+func (s *Service) Wait() { s.sending.Wait() }
+
+// loginFailed is the one answer to every failed sign-in.
+var loginFailed = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the email, password or one-time password is wrong"}
+
+// refreshFailed is the one answer to every failed refresh.
+var refreshFailed = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the tokens are invalid or expired; sign in again"}
+
+func (s *Service) randomToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := io.ReadFull(s.d.Rand, b); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// hashToken is the stored form of a refresh token: 256 random bits need
+// no salt or slow hash.
+func hashToken(t string) []byte {
+	h := sha256.Sum256([]byte(t))
+	return h[:]
+}
+
+// RequestOTP implements ports.AccountService.
+func (s *Service) RequestOTP(ctx context.Context, email string) (account.OTPResult, error) {
+	email = account.NormalizeEmail(email)
+	if email == "" {
+		return account.OTPResult{}, domain.Invalid(map[string][]string{"email": {"email is required"}})
+	} else if !account.ValidEmail(email) {
+		return account.OTPResult{}, domain.Invalid(map[string][]string{"email": {"email is not a valid address"}})
+	}
+	creds, err := s.d.Store.CredentialsByEmail(ctx, email)
+	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+		return account.OTPResult{}, err
+	}
+	eligible := err == nil && creds.Active
+	res := account.OTPResult{Email: email, Status: true}
+	if s.cfg.Delivery == DeliverResponse && !eligible {
+		res.Status = false
+		return res, nil
+	}
+	// Outside response mode unknown emails are throttled like known ones,
+	// so a 429 does not tell whether an account exists; they get no code.
+	var code string
+	var hash []byte
+	if eligible {
+		if code, err = s.d.Codes.Generate(); err != nil {
+			return account.OTPResult{}, err
+		}
+		hash = s.d.Codes.Hash(email, code)
+	}
+	now := s.d.Clock.Now()
+	if err := s.d.Store.UpdateOTP(ctx, email, func(st *account.OTPState) error {
+		return s.cfg.OTP.Issue(st, hash, now)
+	}); err != nil {
+		return account.OTPResult{}, err
+	}
+	if !eligible {
+		return res, nil
+	}
+	if s.cfg.Delivery == DeliverResponse {
+		res.OTP = code
+		return res, nil
+	}
+	// Deliver in the background so the answer takes the same time whether
+	// or not the email exists.
+	s.sending.Add(1)
+	go func() {
+		defer s.sending.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := s.d.Sender.SendOTP(ctx, email, code); err != nil {
+			s.d.Logger.Error("one-time password not delivered", "email", email, "err", err)
+		}
+	}()
+	return res, nil
+}
+
+// Login implements ports.AccountService.
+func (s *Service) Login(ctx context.Context, email, password, otp string) (account.Tokens, error) {
+	f := domain.FieldErrors{}
+	if strings.TrimSpace(email) == "" {
+		f.Add("email", "email is required")
+	}
+	if password == "" {
+		f.Add("password", "password is required")
+	}
+	if strings.TrimSpace(otp) == "" {
+		f.Add("otp", "otp is required")
+	}
+	if err := f.Err(); err != nil {
+		return account.Tokens{}, err
+	}
+	email = account.NormalizeEmail(email)
+	creds, err := s.d.Store.CredentialsByEmail(ctx, email)
+	known := err == nil
+	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
+		return account.Tokens{}, err
+	}
+	// Always hash: an unknown email costs what a known one does.
+	passwordOK, err := s.d.Hasher.Verify(ctx, password, creds.PasswordHash)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.ERATELIMITED {
+			return account.Tokens{}, err
+		}
+		s.d.Logger.Warn("password check failed", "user", creds.UserID, "err", err)
+		passwordOK = false
+	}
+	if !known {
+		return account.Tokens{}, loginFailed
+	}
+	now := s.d.Clock.Now()
+	refresh, err := s.randomToken()
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	session := s.newSession(creds.UserID, account.MethodPassword, now)
+	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, strings.TrimSpace(otp))}
+	success := false
+	err = s.d.Store.Login(ctx, creds.UserID, email, func(st *account.LoginState) error {
+		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
+			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
+		}
+		return nil
+	})
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return account.Tokens{}, loginFailed
+	} else if err != nil {
+		return account.Tokens{}, err
+	}
+	if !success {
+		return account.Tokens{}, loginFailed
+	}
+	return s.issue(ctx, session, refresh, now)
+}
+
+func (s *Service) newSession(userID int64, method string, now time.Time) account.Session {
+	return account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL)}
+}
+
+func (s *Service) issue(ctx context.Context, ss account.Session, refresh string, now time.Time) (account.Tokens, error) {
+	access, err := s.d.Tokens.Issue(ctx, account.AccessClaims{
+		UserID: ss.UserID, SessionID: ss.ID, ID: s.d.NewID(), IssuedAt: now, ExpiresAt: now.Add(s.cfg.AccessTTL),
+	})
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	return account.Tokens{UserID: ss.UserID, AccessToken: access, RefreshToken: refresh}, nil
+}
+
+// LoginIdP implements ports.AccountService.
+func (s *Service) LoginIdP(ctx context.Context, idToken, code string) (account.Tokens, error) {
+	if strings.TrimSpace(idToken) == "" {
+		return account.Tokens{}, domain.Invalid(map[string][]string{"idToken": {"idToken is required"}})
+	}
+	if s.d.IdP == nil || s.d.Users == nil {
+		return account.Tokens{}, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "sign-in through an identity provider is not configured"}
+	}
+	id, err := s.d.IdP.Verify(ctx, idToken, code)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.d.Logger.Info("identity provider sign-in refused", "reason", err)
+		}
+		return account.Tokens{}, err
+	}
+	userID, err := s.d.Users.ResolveIdentity(ctx, id)
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	now := s.d.Clock.Now()
+	refresh, err := s.randomToken()
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	session := s.newSession(userID, account.MethodIdP, now)
+	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
+		return account.Tokens{}, err
+	}
+	return s.issue(ctx, session, refresh, now)
+}
+
+// Refresh implements ports.AccountService.
+func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string) (account.Tokens, error) {
+	f := domain.FieldErrors{}
+	if accessToken == "" {
+		f.Add("accessToken", "accessToken is required")
+	}
+	if refreshToken == "" {
+		f.Add("refreshToken", "refreshToken is required")
+	}
+	if err := f.Err(); err != nil {
+		return account.Tokens{}, err
+	}
+	now := s.d.Clock.Now()
+	claims, err := s.d.Tokens.Verify(accessToken, now, true)
+	if err != nil {
+		return account.Tokens{}, refreshFailed
+	}
+	next, err := s.randomToken()
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	var ok, revoked bool
+	var session account.Session
+	err = s.d.Store.Refresh(ctx, hashToken(refreshToken), func(st *account.RefreshState) error {
+		ok = account.Refresh(st, claims, hashToken(next), now)
+		revoked, session = st.Revoke, st.Session
+		return nil
+	})
+	if revoked {
+		s.Invalidate()
+		s.d.Logger.Warn("refresh token reused; session revoked", "session", session.ID, "user", session.UserID)
+	}
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return account.Tokens{}, refreshFailed
+	} else if err != nil {
+		return account.Tokens{}, err
+	}
+	if !ok {
+		return account.Tokens{}, refreshFailed
+	}
+	if _, _, err := s.d.Store.UserAccess(ctx, session.UserID); err != nil {
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			return account.Tokens{}, refreshFailed
+		}
+		return account.Tokens{}, err
+	}
+	return s.issue(ctx, session, next, now)
+}
+
+// Logout implements ports.AccountService.
+func (s *Service) Logout(ctx context.Context, refreshToken string) error {
+	p, ok := account.FromContext(ctx)
+	if !ok {
+		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	if refreshToken == "" {
+		return domain.Invalid(map[string][]string{"refreshToken": {"refreshToken is required"}})
+	}
+	ss, err := s.d.Store.SessionByRefreshHash(ctx, hashToken(refreshToken))
+	if domain.ErrorCode(err) == domain.ENOTFOUND || (err == nil && ss.UserID != p.UserID) {
+		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the refresh token is not valid for this user"}
+	} else if err != nil {
+		return err
+	}
+	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
+		return err
+	}
+	s.Invalidate()
+	return nil
+}
+
+// JWKS implements ports.AccountService.
+func (s *Service) JWKS() []byte { return s.d.Tokens.JWKS() }
+
+// SetPassword replaces a user's password (policy checked here) and revokes
+// the user's sessions. Used by the command line and the users module.
+func (s *Service) SetPassword(ctx context.Context, userID int64, password string) error {
+	if err := account.ValidatePassword("password", password); err != nil {
+		return err
+	}
+	hash, err := s.d.Hasher.Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now()); err != nil {
+		return err
+	}
+	s.Invalidate()
+	return nil
+}
+
+// NewID returns a random 128-bit identifier in hex, the default for
+// Deps.NewID.
+func NewID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b[:])
+}

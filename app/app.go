@@ -1,0 +1,276 @@
+// Package app is Counsel's composition root: it reads the configuration,
+// opens the database, builds the adapters, wires them into the use cases
+// of app/<module>, and hands the HTTP adapter its services. Only app and
+// cmd see every package; arch_test.go keeps the other dependency arrows
+// pointing inward.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"counsel/adapters/argon2"
+	httpadapter "counsel/adapters/http"
+	"counsel/adapters/jwt"
+	"counsel/adapters/otp"
+	"counsel/adapters/smtp"
+	"counsel/adapters/sqlite"
+	"counsel/app/accounts"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// App is a wired Counsel service.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	db       *sqlite.DB
+	handler  http.Handler
+	Accounts *accounts.Service
+	stop     context.CancelFunc
+	done     chan struct{}
+	closers  []func() error
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now().UTC() }
+
+// NewLogger builds the logger of the settings, writing to w.
+func NewLogger(cfg Config, w io.Writer) *slog.Logger {
+	if w == nil {
+		w = io.Discard
+	}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// New opens the database, bootstraps it on first start, and wires the
+// service. Close releases everything.
+func New(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = systemClock{}
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Reader
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = NewLogger(cfg, cfg.Stderr)
+	}
+	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	db, err := sqlite.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	db.Now = cfg.Clock.Now
+	a.db = db
+	if err := a.wire(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) wire(ctx context.Context) error {
+	cfg := a.cfg
+	store := sqlite.NewAccountStore(a.db)
+	hasher := argon2.New(argon2.Options{Concurrency: cfg.HashConcurrency, Rand: cfg.Rand})
+	if err := a.bootstrap(ctx, store, hasher); err != nil {
+		return err
+	}
+	keys, err := ensureSigningKey(ctx, store, cfg)
+	if err != nil {
+		return err
+	}
+	tokens, err := jwt.New(a.issuer(), keys)
+	if err != nil {
+		return err
+	}
+	otpKey, err := store.Secret(ctx, "otp_hmac_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
+	if err != nil {
+		return fmt.Errorf("otp key: %w", err)
+	}
+	var sender ports.OTPSender
+	switch cfg.OTPDelivery {
+	case "response":
+		a.log.Warn("COUNSEL_OTP_DELIVERY=response: one-time passwords are returned in the get-otp response; use log or smtp outside development")
+	case "log":
+		sender = logSender{a.log}
+	case "smtp":
+		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
+	}
+	a.Accounts = accounts.New(accounts.Config{
+		AccessTTL:  cfg.AccessTTL,
+		RefreshTTL: cfg.RefreshTTL,
+		OTP: account.OTPPolicy{TTL: cfg.OTPTTL, ResendInterval: cfg.OTPResendInterval,
+			HourlyLimit: cfg.OTPHourlyLimit, MaxAttempts: 5},
+		Lockout:  account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
+		Delivery: cfg.OTPDelivery,
+	}, accounts.Deps{
+		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
+		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
+	})
+	roles := accounts.NewRoles(sqlite.NewRoleStore(a.db), a.Accounts)
+	a.handler = httpadapter.NewHandler(httpadapter.Services{
+		Accounts: a.Accounts,
+		Roles:    roles,
+		Ready:    a.db.Ping,
+	}, httpadapter.Options{
+		Logger:         a.log,
+		CORSOrigins:    cfg.CORSOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		AuthRateLimit:  cfg.AuthRateLimit,
+		Now:            cfg.Clock.Now,
+		Version:        cfg.Version,
+	})
+	return nil
+}
+
+// issuer is the iss claim of access tokens.
+func (a *App) issuer() string {
+	if a.cfg.PublicURL != "" {
+		return strings.TrimRight(a.cfg.PublicURL, "/")
+	}
+	return "http://" + a.cfg.Addr
+}
+
+func randomBytes(r io.Reader, n int) ([]byte, error) {
+	b := make([]byte, n)
+	_, err := io.ReadFull(r, b)
+	return b, err
+}
+
+// ensureSigningKey creates the access-token key on first start and returns
+// the keys still needed: the newest, and retired ones whose tokens may not
+// have expired yet.
+func ensureSigningKey(ctx context.Context, store ports.AccountStore, cfg Config) ([]account.SigningKey, error) {
+	keys, err := store.SigningKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	if len(keys) == 0 {
+		seed, err := randomBytes(cfg.Rand, 32)
+		if err != nil {
+			return nil, err
+		}
+		kidb, err := randomBytes(cfg.Rand, 12)
+		if err != nil {
+			return nil, err
+		}
+		k := jwt.NewKey(base64.RawURLEncoding.EncodeToString(kidb), seed, cfg.Clock.Now())
+		if err := store.AddSigningKey(ctx, k); err != nil {
+			return nil, fmt.Errorf("signing key: %w", err)
+		}
+		// Another process may have raced us; the store's order decides.
+		if keys, err = store.SigningKeys(ctx); err != nil {
+			return nil, err
+		}
+	}
+	now := cfg.Clock.Now()
+	var live []account.SigningKey
+	for i, k := range keys {
+		if i == 0 || k.RetiredAt == nil || now.Sub(*k.RetiredAt) < cfg.AccessTTL {
+			live = append(live, k)
+		}
+	}
+	return live, nil
+}
+
+// bootstrap creates the roles and the first administrator on an empty
+// database, printing a random password once when none is configured.
+func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher ports.PasswordHasher) error {
+	password, generated := a.cfg.AdminPassword, false
+	if password == "" {
+		b, err := randomBytes(a.cfg.Rand, 15)
+		if err != nil {
+			return err
+		}
+		password, generated = base64.RawURLEncoding.EncodeToString(b), true
+	}
+	// Hashing costs 19 MiB and tens of milliseconds: only when needed.
+	if _, err := store.CredentialsByEmail(ctx, account.NormalizeEmail(a.cfg.AdminEmail)); err == nil {
+		password = ""
+	}
+	hash := ""
+	if password != "" {
+		var err error
+		if hash, err = hasher.Hash(ctx, password); err != nil {
+			return err
+		}
+	}
+	created, err := store.Bootstrap(ctx, account.NewUser{Email: a.cfg.AdminEmail, FirstName: "Admin", LastName: "", PasswordHash: hash})
+	if err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if created {
+		a.log.Info("created the first administrator", "email", account.NormalizeEmail(a.cfg.AdminEmail))
+		if generated && a.cfg.Stderr != nil {
+			fmt.Fprintf(a.cfg.Stderr, "\nFirst start: created administrator %s with password\n\n    %s\n\nIt is shown only this once. Sign in and change it.\n\n",
+				account.NormalizeEmail(a.cfg.AdminEmail), password)
+		}
+	}
+	return nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Logger returns the service's logger.
+func (a *App) Logger() *slog.Logger { return a.log }
+
+// DB returns the database (for tests and benchmarks).
+func (a *App) DB() *sqlite.DB { return a.db }
+
+// Close stops background work and closes the database.
+func (a *App) Close() error {
+	if a.stop != nil {
+		a.stop()
+	}
+	if a.Accounts != nil {
+		a.Accounts.Wait()
+	}
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	if a.db != nil {
+		errs = append(errs, a.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+type logSender struct{ log *slog.Logger }
+
+// SendOTP writes the code to the server log: COUNSEL_OTP_DELIVERY=log.
+func (l logSender) SendOTP(ctx context.Context, email, code string) error {
+	l.log.InfoContext(ctx, "one-time password (COUNSEL_OTP_DELIVERY=log)", "email", email, "otp", code)
+	return nil
+}
+
+type mailSender struct{ m ports.Mailer }
+
+// SendOTP emails the code.
+func (m mailSender) SendOTP(ctx context.Context, email, code string) error {
+	return m.m.Send(ctx, email, "Your Counsel sign-in code",
+		"Your one-time sign-in code is "+code+".\n\nIt is valid for a few minutes and can be used once. If you did not ask for it, ignore this email.\n")
+}

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"counsel/adapters/argon2"
+	"counsel/adapters/sqlite"
+	"counsel/domain/account"
+)
+
+// Migrate applies pending migrations to the database at path and returns
+// the applied migrations.
+func Migrate(ctx context.Context, path string) ([]string, error) {
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.Migrations(ctx)
+}
+
+// withStore opens the database, makes sure the bootstrap roles exist, and
+// runs fn with the account store.
+func withStore(ctx context.Context, path string, fn func(*sqlite.AccountStore) error) error {
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(sqlite.NewAccountStore(db))
+}
+
+// CreateUser adds a user with a password from the command line. Without
+// roles the user gets the default roles.
+func CreateUser(ctx context.Context, path string, u account.NewUser, password string) (int64, error) {
+	if !account.ValidEmail(account.NormalizeEmail(u.Email)) {
+		return 0, fmt.Errorf("--email: %q is not a valid email address", u.Email)
+	}
+	if err := account.ValidatePassword("password", password); err != nil {
+		return 0, fmt.Errorf("password: must be 8 to 128 characters")
+	}
+	hash, err := argon2.New(argon2.Options{}).Hash(ctx, password)
+	if err != nil {
+		return 0, err
+	}
+	u.PasswordHash = hash
+	var id int64
+	err = withStore(ctx, path, func(s *sqlite.AccountStore) error {
+		// Make sure the roles exist even before the first `serve`.
+		if err := s.EnsureRoles(ctx); err != nil {
+			return err
+		}
+		var err error
+		id, err = s.CreateUser(ctx, u)
+		return err
+	})
+	return id, err
+}
+
+// SetPassword replaces a user's password from the command line and
+// revokes the user's sessions.
+func SetPassword(ctx context.Context, path, email, password string) error {
+	if err := account.ValidatePassword("password", password); err != nil {
+		return fmt.Errorf("password: must be 8 to 128 characters")
+	}
+	hash, err := argon2.New(argon2.Options{}).Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, path, func(s *sqlite.AccountStore) error {
+		id, err := s.UserIDByEmail(ctx, email)
+		if err != nil {
+			return fmt.Errorf("no user has the email %q", email)
+		}
+		return s.SetPassword(ctx, id, hash, time.Now().UTC())
+	})
+}
+
+// Backup writes a consistent copy of the database at path to dest, also
+// while a server is writing to it.
+func Backup(ctx context.Context, path, dest string) error {
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Backup(ctx, dest)
+}

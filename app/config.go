@@ -1,0 +1,307 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/ports"
+)
+
+// Config is every setting of the service. Each field with an env name in
+// settings() is read from COUNSEL_* and from a flag of `counsel serve`.
+type Config struct {
+	Addr      string
+	DB        string
+	DataDir   string
+	PublicURL string
+	LogLevel  string
+	LogFormat string
+
+	AccessTTL  time.Duration
+	RefreshTTL time.Duration
+	OTPTTL     time.Duration
+
+	CORSOrigins    []string
+	TrustedProxies []netip.Prefix
+
+	AdminEmail    string
+	AdminPassword string
+
+	OTPDelivery       string
+	OTPResendInterval time.Duration
+	OTPHourlyLimit    int
+	LockoutThreshold  int
+	LockoutDuration   time.Duration
+	AuthRateLimit     int
+	HashConcurrency   int
+
+	SMTPAddr     string
+	SMTPFrom     string
+	SMTPUsername string
+	SMTPPassword string
+
+	SigningProvider       string
+	DocuSealURL           string
+	DocuSealAPIKey        string
+	DocuSealWebhookSecret string
+	DocuSealUserEmail     string
+
+	OIDCIssuer         string
+	OIDCClientID       string
+	OIDCClientSecret   string
+	OIDCRedirectURI    string
+	OIDCJWKSURL        string
+	OIDCAutoProvision  bool
+	OIDCAllowedDomains []string
+
+	// Not settings: what tests and the command line inject.
+	Clock   ports.Clock  // nil: the system clock
+	Rand    io.Reader    // nil: crypto/rand
+	Stderr  io.Writer    // where the first admin password is printed; nil: discarded
+	Logger  *slog.Logger // nil: built from LogLevel and LogFormat on Stderr
+	Version string
+}
+
+// setting is one COUNSEL_* variable: its flag name, default and parser.
+type setting struct {
+	env, def, help string
+	set            func(c *Config, v string) error
+}
+
+func str(p func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *p(c) = strings.TrimSpace(v); return nil }
+}
+
+func dur(p func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		v = strings.TrimSpace(v)
+		if n, err := strconv.Atoi(v); err == nil { // plain seconds
+			*p(c) = time.Duration(n) * time.Second
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 15m or 30s, got %q", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+func num(p func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return fmt.Errorf("want a non-negative integer, got %q", v)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func list(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// settings lists every COUNSEL_* setting with its default (API-DECISIONS 8).
+func settings() []setting {
+	return []setting{
+		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Config) *string { return &c.Addr })},
+		{"COUNSEL_DB", "./counsel.db", "SQLite database file", str(func(c *Config) *string { return &c.DB })},
+		{"COUNSEL_DATA_DIR", "./data", "folder for contract documents", str(func(c *Config) *string { return &c.DataDir })},
+		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Config) *string { return &c.PublicURL })},
+		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
+		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
+		{"COUNSEL_ACCESS_TTL", "15m", "access token lifetime", dur(func(c *Config) *time.Duration { return &c.AccessTTL })},
+		{"COUNSEL_REFRESH_TTL", "720h", "session lifetime from sign-in (refresh tokens)", dur(func(c *Config) *time.Duration { return &c.RefreshTTL })},
+		{"COUNSEL_OTP_TTL", "5m", "one-time password lifetime", dur(func(c *Config) *time.Duration { return &c.OTPTTL })},
+		{"COUNSEL_CORS_ORIGINS", "", "comma-separated browser origins allowed to call the API", func(c *Config, v string) error { c.CORSOrigins = list(v); return nil }},
+		{"COUNSEL_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is trusted", func(c *Config, v string) error {
+			c.TrustedProxies = nil
+			for _, f := range list(v) {
+				if !strings.Contains(f, "/") {
+					a, err := netip.ParseAddr(f)
+					if err != nil {
+						return fmt.Errorf("%q is not an address or CIDR", f)
+					}
+					f = a.String() + "/" + strconv.Itoa(a.BitLen())
+				}
+				p, err := netip.ParsePrefix(f)
+				if err != nil {
+					return fmt.Errorf("%q is not an address or CIDR", f)
+				}
+				c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+			}
+			return nil
+		}},
+		{"COUNSEL_ADMIN_EMAIL", "admin@localhost", "first administrator's email (first start only)", str(func(c *Config) *string { return &c.AdminEmail })},
+		{"COUNSEL_ADMIN_PASSWORD", "", "first administrator's password (first start only); empty: random, printed once", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
+		{"COUNSEL_OTP_DELIVERY", "response", "response, log or smtp", str(func(c *Config) *string { return &c.OTPDelivery })},
+		{"COUNSEL_OTP_RESEND_INTERVAL", "30s", "least time between two codes for one email; 0 off", dur(func(c *Config) *time.Duration { return &c.OTPResendInterval })},
+		{"COUNSEL_OTP_HOURLY_LIMIT", "10", "most codes per email per hour; 0 off", num(func(c *Config) *int { return &c.OTPHourlyLimit })},
+		{"COUNSEL_LOCKOUT_THRESHOLD", "10", "consecutive failed sign-ins that lock an account; 0 off", num(func(c *Config) *int { return &c.LockoutThreshold })},
+		{"COUNSEL_LOCKOUT_DURATION", "15m", "how long a locked account stays locked", dur(func(c *Config) *time.Duration { return &c.LockoutDuration })},
+		{"COUNSEL_AUTH_RATE_LIMIT", "30", "requests a minute per client address on public sign-in routes; 0 off", num(func(c *Config) *int { return &c.AuthRateLimit })},
+		{"COUNSEL_HASH_CONCURRENCY", "0", "password hashes computed at once (19 MiB each); 0: one per CPU", num(func(c *Config) *int { return &c.HashConcurrency })},
+		{"COUNSEL_SMTP_ADDR", "", "SMTP relay host:port", str(func(c *Config) *string { return &c.SMTPAddr })},
+		{"COUNSEL_SMTP_FROM", "", "sender address of emails", str(func(c *Config) *string { return &c.SMTPFrom })},
+		{"COUNSEL_SMTP_USERNAME", "", "SMTP user; empty: no authentication", str(func(c *Config) *string { return &c.SMTPUsername })},
+		{"COUNSEL_SMTP_PASSWORD", "", "SMTP password", func(c *Config, v string) error { c.SMTPPassword = v; return nil }},
+		{"COUNSEL_SIGNING_PROVIDER", "embedded", "embedded or docuseal", str(func(c *Config) *string { return &c.SigningProvider })},
+		{"COUNSEL_DOCUSEAL_URL", "", "DocuSeal API base URL, e.g. https://api.docuseal.com", str(func(c *Config) *string { return &c.DocuSealURL })},
+		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Config) *string { return &c.DocuSealAPIKey })},
+		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Config, v string) error { c.DocuSealWebhookSecret = v; return nil }},
+		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Config) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Config) *string { return &c.OIDCIssuer })},
+		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Config) *string { return &c.OIDCClientID })},
+		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Config, v string) error { c.OIDCClientSecret = v; return nil }},
+		{"COUNSEL_OIDC_REDIRECT_URI", "", "redirect URI used for the code exchange", str(func(c *Config) *string { return &c.OIDCRedirectURI })},
+		{"COUNSEL_OIDC_JWKS_URL", "", "key set URL; empty: from discovery", str(func(c *Config) *string { return &c.OIDCJWKSURL })},
+		{"COUNSEL_OIDC_AUTO_PROVISION", "false", "create unknown users of allowed domains on first sign-in", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("want true or false, got %q", v)
+			}
+			c.OIDCAutoProvision = b
+			return nil
+		}},
+		{"COUNSEL_OIDC_ALLOWED_DOMAINS", "", "comma-separated email domains that may be auto-provisioned", func(c *Config, v string) error {
+			c.OIDCAllowedDomains = nil
+			for _, d := range list(v) {
+				c.OIDCAllowedDomains = append(c.OIDCAllowedDomains, strings.ToLower(strings.TrimPrefix(d, "@")))
+			}
+			return nil
+		}},
+	}
+}
+
+// flagName is the flag of an env name: COUNSEL_DATA_DIR gives data-dir.
+func flagName(env string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(env, "COUNSEL_")), "_", "-")
+}
+
+// DefaultConfig returns the defaults of every setting.
+func DefaultConfig() Config {
+	var c Config
+	for _, s := range settings() {
+		if err := s.set(&c, s.def); err != nil {
+			panic(fmt.Sprintf("default of %s: %v", s.env, err)) // static data
+		}
+	}
+	return c
+}
+
+// LoadConfig reads defaults, then COUNSEL_* variables through getenv, then
+// the flags in args (which win). Every value is validated.
+func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	var errs []error
+	for _, s := range settings() {
+		if v := getenv(s.env); v != "" {
+			if err := s.set(&c, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", s.env, err))
+			}
+		}
+	}
+	for _, s := range settings() {
+		fs.Func(flagName(s.env), s.help+" ("+s.env+")", func(v string) error { return s.set(&c, v) })
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+// Validate checks the settings together.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Addr == "" {
+		bad("COUNSEL_ADDR is empty")
+	}
+	if c.DB == "" {
+		bad("COUNSEL_DB is empty")
+	}
+	if c.DataDir == "" {
+		bad("COUNSEL_DATA_DIR is empty")
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("COUNSEL_PUBLIC_URL must be an http(s) URL, got %q", c.PublicURL)
+		}
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("COUNSEL_LOG_LEVEL must be debug, info, warn or error")
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		bad("COUNSEL_LOG_FORMAT must be text or json")
+	}
+	if c.AccessTTL < time.Minute || c.AccessTTL > 24*time.Hour {
+		bad("COUNSEL_ACCESS_TTL must be between 1m and 24h")
+	}
+	if c.RefreshTTL < c.AccessTTL {
+		bad("COUNSEL_REFRESH_TTL must not be shorter than COUNSEL_ACCESS_TTL")
+	}
+	if c.OTPTTL < 10*time.Second || c.OTPTTL > time.Hour {
+		bad("COUNSEL_OTP_TTL must be between 10s and 1h")
+	}
+	switch c.OTPDelivery {
+	case "response", "log":
+	case "smtp":
+		if c.SMTPAddr == "" || c.SMTPFrom == "" {
+			bad("COUNSEL_OTP_DELIVERY=smtp needs COUNSEL_SMTP_ADDR and COUNSEL_SMTP_FROM")
+		}
+	default:
+		bad("COUNSEL_OTP_DELIVERY must be response, log or smtp")
+	}
+	if c.LockoutThreshold > 0 && c.LockoutDuration <= 0 {
+		bad("COUNSEL_LOCKOUT_DURATION must be positive when lockout is on")
+	}
+	switch c.SigningProvider {
+	case "embedded":
+	case "docuseal":
+		if c.DocuSealURL == "" || c.DocuSealAPIKey == "" {
+			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_URL and COUNSEL_DOCUSEAL_API_KEY")
+		}
+	default:
+		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")
+	}
+	if (c.OIDCIssuer == "") != (c.OIDCClientID == "") {
+		bad("COUNSEL_OIDC_ISSUER and COUNSEL_OIDC_CLIENT_ID go together")
+	}
+	if c.AdminPassword != "" && (len([]rune(c.AdminPassword)) < 8 || len([]rune(c.AdminPassword)) > 128) {
+		bad("COUNSEL_ADMIN_PASSWORD must be 8 to 128 characters")
+	}
+	return errors.Join(errs...)
+}
+
+// Settings describes every setting for help texts and the README:
+// env name, flag, default and help.
+func Settings() [][4]string {
+	var out [][4]string
+	for _, s := range settings() {
+		out = append(out, [4]string{s.env, "--" + flagName(s.env), s.def, s.help})
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+// Command counsel runs the Counsel service and its administration
+// commands: serve, migrate, user create, user set-password, backup and
+// version. main only calls run, which tests drive end to end.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"counsel/app"
+	"counsel/domain/account"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "counsel:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `Counsel: the back office of a small law firm, in one binary and one database file.
+
+Usage:
+  counsel serve [flags]                  run the HTTP service (flags: counsel serve -h)
+  counsel migrate [--db FILE]            apply database migrations
+  counsel user create --email E --first-name F --last-name L [--role NAME ...] [--db FILE]
+                                         add a user; the password is the first line of standard input
+  counsel user set-password --email E [--db FILE]
+                                         replace a password (first line of standard input); revokes sessions
+  counsel backup [--db FILE] DEST        write a consistent copy of the database, also while serving
+  counsel version                        print the version
+
+Every setting is also an environment variable (COUNSEL_DB, COUNSEL_ADDR, ...).
+`
+
+// run is the whole program, with its environment passed in.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		fs, db := dbFlags("migrate", getenv, stderr)
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		names, err := app.Migrate(ctx, *db)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %d migrations applied: %s\n", *db, len(names), strings.Join(names, ", "))
+		return nil
+	case "user":
+		return userCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "backup":
+		fs, db := dbFlags("backup", getenv, stderr)
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if fs.NArg() != 1 {
+			return errors.New("usage: counsel backup [--db FILE] DEST")
+		}
+		dest := fs.Arg(0)
+		if _, err := os.Stat(dest); err == nil {
+			return fmt.Errorf("%s exists; choose a new file name", dest)
+		}
+		if err := app.Backup(ctx, *db, dest); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s\n", *db, dest)
+		return nil
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "counsel", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// dbFlags is a flag set with --db defaulting to COUNSEL_DB.
+func dbFlags(name string, getenv func(string) string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := getenv("COUNSEL_DB")
+	if def == "" {
+		def = "./counsel.db"
+	}
+	return fs, fs.String("db", def, "SQLite database file (COUNSEL_DB)")
+}
+
+// readPassword reads the first line of stdin.
+func readPassword(stdin io.Reader) (string, error) {
+	line, err := bufio.NewReader(stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return "", errors.New("give the password as the first line of standard input")
+	}
+	return line, nil
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func userCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: counsel user create|set-password ...")
+	}
+	fs, db := dbFlags("user "+args[0], getenv, stderr)
+	email := fs.String("email", "", "the user's email")
+	switch args[0] {
+	case "create":
+		first := fs.String("first-name", "", "first name")
+		last := fs.String("last-name", "", "last name")
+		var roles multi
+		fs.Var(&roles, "role", "role name (repeatable); default: the default roles")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *email == "" || *first == "" || *last == "" {
+			return errors.New("--email, --first-name and --last-name are required")
+		}
+		pw, err := readPassword(stdin)
+		if err != nil {
+			return err
+		}
+		id, err := app.CreateUser(ctx, *db, account.NewUser{Email: *email, FirstName: *first, LastName: *last, Roles: roles}, pw)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created user %d (%s)\n", id, account.NormalizeEmail(*email))
+		return nil
+	case "set-password":
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *email == "" {
+			return errors.New("--email is required")
+		}
+		pw, err := readPassword(stdin)
+		if err != nil {
+			return err
+		}
+		if err := app.SetPassword(ctx, *db, *email, pw); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "password of %s replaced; the user's sessions are revoked\n", account.NormalizeEmail(*email))
+		return nil
+	}
+	return fmt.Errorf("unknown user command %q", args[0])
+}
+
+// serve runs the HTTP service until ctx ends, then lets in-flight
+// requests finish (up to 30 s) and closes the database.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, err := app.LoadConfig(fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	cfg.Stderr = stderr
+	cfg.Version = version
+	a, err := app.New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           a.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       2 * time.Minute, // 20 MiB uploads on slow links
+		WriteTimeout:      2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	base := "http://" + ln.Addr().String()
+	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", version)
+	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.Logger().Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return a.Close()
+}

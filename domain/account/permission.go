@@ -1,0 +1,156 @@
+package account
+
+import (
+	"context"
+	"strings"
+)
+
+// Permission is one named right. Permissions are kept as a bit set so that
+// checking one on every request costs a mask operation.
+type Permission uint8
+
+// The permissions of API-DECISIONS section 3, in their documented order.
+const (
+	UsersView Permission = iota
+	UsersCreate
+	UsersEdit
+	UsersDelete
+	RemunerationsCreate
+	RemunerationsEdit
+	RolesView
+	RolesCreate
+	RolesEdit
+	RolesDelete
+	PermissionsView
+	OfficesEdit
+	OfferingsEdit
+	ContractView
+	ContractCreate
+	ContractEdit
+	ContractDelete
+	numPermissions
+)
+
+var permissionNames = [numPermissions]string{
+	"UsersView", "UsersCreate", "UsersEdit", "UsersDelete",
+	"RemunerationsCreate", "RemunerationsEdit",
+	"RolesView", "RolesCreate", "RolesEdit", "RolesDelete",
+	"PermissionsView", "OfficesEdit", "OfferingsEdit",
+	"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
+}
+
+// String returns the permission's wire name.
+func (p Permission) String() string {
+	if p < numPermissions {
+		return permissionNames[p]
+	}
+	return "Unknown"
+}
+
+// ParsePermission finds a permission by name, ignoring case.
+func ParsePermission(name string) (Permission, bool) {
+	for i, n := range permissionNames {
+		if strings.EqualFold(n, name) {
+			return Permission(i), true
+		}
+	}
+	return 0, false
+}
+
+// AllPermissions lists every permission in documented order.
+func AllPermissions() []Permission {
+	all := make([]Permission, numPermissions)
+	for i := range all {
+		all[i] = Permission(i)
+	}
+	return all
+}
+
+// PermissionSet is a set of permissions.
+type PermissionSet uint64
+
+// AllPermissionSet is the set a system administrator holds.
+const AllPermissionSet = PermissionSet(1<<numPermissions - 1)
+
+// NewPermissionSet returns the set of ps.
+func NewPermissionSet(ps ...Permission) PermissionSet {
+	var s PermissionSet
+	for _, p := range ps {
+		s |= 1 << p
+	}
+	return s
+}
+
+// Has reports whether p is in the set.
+func (s PermissionSet) Has(p Permission) bool { return s&(1<<p) != 0 }
+
+// HasAll reports whether every permission of o is in the set.
+func (s PermissionSet) HasAll(o PermissionSet) bool { return s&o == o }
+
+// List returns the set's permissions in documented order.
+func (s PermissionSet) List() []Permission {
+	var out []Permission
+	for _, p := range AllPermissions() {
+		if s.Has(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Names returns the set's permission names in documented order.
+func (s PermissionSet) Names() []string {
+	out := []string{}
+	for _, p := range s.List() {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// Role is a named set of permissions given to users.
+type Role struct {
+	ID            int64
+	Name          string
+	IsSystemAdmin bool // holds every permission, whatever its set says
+	IsDefaultRole bool // given to users created without explicit roles
+	Permissions   PermissionSet
+}
+
+// Effective returns the permissions the role grants.
+func (r Role) Effective() PermissionSet {
+	if r.IsSystemAdmin {
+		return AllPermissionSet
+	}
+	return r.Permissions
+}
+
+// Bootstrap role names created on first start.
+const (
+	AdministratorRole = "Administrator"
+	StaffRole         = "Staff"
+)
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	UserID      int64
+	SessionID   string
+	Permissions PermissionSet
+	// SystemAdmin is true when one of the caller's roles is a system-admin role.
+	SystemAdmin bool
+}
+
+// Can reports whether the principal holds p.
+func (p Principal) Can(perm Permission) bool { return p.Permissions.Has(perm) }
+
+type principalKey struct{}
+
+// NewContext returns ctx carrying p.
+func NewContext(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal in ctx, if any.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}

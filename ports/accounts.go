@@ -1,0 +1,170 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"counsel/domain/account"
+)
+
+// Clock tells the time. Tests use a fake one.
+type Clock interface {
+	Now() time.Time
+}
+
+// PasswordHasher hashes and checks passwords with a memory-hard function.
+type PasswordHasher interface {
+	// Hash returns an encoded hash (PHC string). ERATELIMITED when too many
+	// hashes are already waiting.
+	Hash(ctx context.Context, password string) (string, error)
+	// Verify reports whether password matches encoded. An empty encoded
+	// value burns the same time and returns false, so unknown accounts
+	// cannot be told apart by timing. ERATELIMITED as for Hash.
+	Verify(ctx context.Context, password, encoded string) (bool, error)
+}
+
+// TokenIssuer signs and verifies access tokens.
+type TokenIssuer interface {
+	// Issue signs an access token for c with the current key.
+	Issue(ctx context.Context, c account.AccessClaims) (string, error)
+	// Verify checks signature, type, issuer and, unless ignoreExpiry, the
+	// expiry at now. EUNAUTHORIZED for any token that does not verify.
+	Verify(token string, now time.Time, ignoreExpiry bool) (account.AccessClaims, error)
+	// JWKS returns the public key set as JSON.
+	JWKS() []byte
+}
+
+// OTPCodes makes one-time passwords and their keyed hashes.
+type OTPCodes interface {
+	// Generate returns a fresh 6-digit code.
+	Generate() (string, error)
+	// Hash returns a keyed hash of code for email; equal inputs give
+	// equal hashes, so stored hashes can be compared.
+	Hash(email, code string) []byte
+}
+
+// OTPSender delivers a one-time password to its owner (log or email).
+type OTPSender interface {
+	SendOTP(ctx context.Context, email, code string) error
+}
+
+// Mailer sends a plain-text email.
+type Mailer interface {
+	Send(ctx context.Context, to, subject, body string) error
+}
+
+// AccountStore keeps credentials, one-time passwords, sessions and keys.
+// Methods taking fn load the state, call fn, and save what fn left, all in
+// one transaction; an error from fn rolls back and is returned as is.
+type AccountStore interface {
+	// CredentialsByEmail returns sign-in data. ENOTFOUND if no user has the
+	// email or the user is deleted.
+	CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error)
+	// UpdateOTP changes the one-time-password state of email.
+	UpdateOTP(ctx context.Context, email string, fn func(*account.OTPState) error) error
+	// Login changes the user's failure counters and the email's OTP and,
+	// when fn sets NewSession, creates that session with RefreshHash.
+	// ENOTFOUND if the user vanished.
+	Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error
+	// CreateSession records a session and its first refresh-token hash.
+	CreateSession(ctx context.Context, s account.Session, refreshHash []byte) error
+	// Refresh loads the session of a refresh-token hash; when fn sets
+	// NewTokenHash the token is marked used and the new one stored; when fn
+	// sets Revoke the session is revoked. ENOTFOUND for an unknown hash.
+	Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error
+	// SessionByRefreshHash returns the session a refresh token (current or
+	// used) belongs to. ENOTFOUND for an unknown hash.
+	SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error)
+	// Session returns a session by id. ENOTFOUND if unknown.
+	Session(ctx context.Context, id string) (account.Session, error)
+	// RevokeSession revokes one session (no error if already revoked).
+	RevokeSession(ctx context.Context, id string, at time.Time) error
+	// RevokeUserSessions revokes every session of a user.
+	RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error
+	// UserAccess returns the permissions of an active, undeleted user.
+	// ENOTFOUND if the user is unknown, deleted or inactive.
+	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
+	// SigningKeys returns every signing key, newest first.
+	SigningKeys(ctx context.Context) ([]account.SigningKey, error)
+	// AddSigningKey stores a new key.
+	AddSigningKey(ctx context.Context, k account.SigningKey) error
+	// Secret returns the named server secret, creating it with create the
+	// first time (atomically, so concurrent starts agree).
+	Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
+	// Bootstrap creates the Administrator and Staff roles when no role
+	// exists and admin when no user exists. It reports whether it created
+	// the administrator.
+	Bootstrap(ctx context.Context, admin account.NewUser) (bool, error)
+	// CreateUser creates a user with the named roles (the default roles
+	// when none). ECONFLICT for a taken email, EINVALID for an unknown role.
+	CreateUser(ctx context.Context, u account.NewUser) (int64, error)
+	// SetPassword replaces a user's password hash and revokes the user's
+	// sessions. ENOTFOUND if unknown or deleted.
+	SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error
+}
+
+// RoleStore keeps roles, their permissions and the users holding them.
+type RoleStore interface {
+	// Roles returns every role ordered by name.
+	Roles(ctx context.Context) ([]account.Role, error)
+	// Role returns a role. ENOTFOUND if unknown.
+	Role(ctx context.Context, id int64) (account.Role, error)
+	// CreateRole adds a role. ECONFLICT for a taken name.
+	CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error)
+	// UpdateRole changes a role. ENOTFOUND, ECONFLICT for a taken name or
+	// when the change would leave no active user with a system-admin role.
+	UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error)
+	// DeleteRole removes a role. ENOTFOUND; ECONFLICT when it would leave
+	// no active user with a system-admin role.
+	DeleteRole(ctx context.Context, id int64) error
+	// SetRolePermissions replaces a role's permissions. ENOTFOUND.
+	SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error)
+	// UserRoles returns a user's roles. ENOTFOUND for an unknown or deleted user.
+	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
+	// AddUserRole gives a user a role (no error if held). ENOTFOUND for an
+	// unknown user or role.
+	AddUserRole(ctx context.Context, userID, roleID int64) error
+	// RemoveUserRole takes a role away. ENOTFOUND; ECONFLICT when it is the
+	// last active system administrator's last system-admin role.
+	RemoveUserRole(ctx context.Context, userID, roleID int64) error
+}
+
+// AccountService is the sign-in use case the HTTP adapter calls.
+type AccountService interface {
+	// RequestOTP issues a one-time password. EINVALID for a malformed
+	// email, ERATELIMITED when asked too often.
+	RequestOTP(ctx context.Context, email string) (account.OTPResult, error)
+	// Login signs in with email, password and OTP. EINVALID for missing
+	// fields, EUNAUTHORIZED for every failure alike.
+	Login(ctx context.Context, email, password, otp string) (account.Tokens, error)
+	// LoginIdP signs in with an identity provider's ID token (and code).
+	LoginIdP(ctx context.Context, idToken, code string) (account.Tokens, error)
+	// Refresh rotates a refresh token and issues a new access token.
+	// EUNAUTHORIZED for anything that does not check out.
+	Refresh(ctx context.Context, accessToken, refreshToken string) (account.Tokens, error)
+	// Logout revokes the session of refreshToken, which must belong to the
+	// caller in ctx. EUNAUTHORIZED otherwise.
+	Logout(ctx context.Context, refreshToken string) error
+	// Authenticate turns a bearer token into the caller. EUNAUTHORIZED for
+	// a bad, expired or revoked token.
+	Authenticate(ctx context.Context, accessToken string) (account.Principal, error)
+	// JWKS returns the public keys of access tokens as JSON.
+	JWKS() []byte
+}
+
+// RoleService manages roles and permissions (API-DECISIONS 3). Every
+// method checks the caller's permission itself.
+type RoleService interface {
+	Permissions(ctx context.Context) ([]string, error)
+	MyPermissions(ctx context.Context) ([]string, error)
+	Roles(ctx context.Context) ([]account.Role, error)
+	Role(ctx context.Context, id int64) (account.Role, error)
+	CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error)
+	UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error)
+	DeleteRole(ctx context.Context, id int64) error
+	RolePermissions(ctx context.Context, id int64) ([]string, error)
+	SetRolePermissions(ctx context.Context, id int64, names []string) ([]string, error)
+	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
+	AddUserRole(ctx context.Context, userID, roleID int64) error
+	RemoveUserRole(ctx context.Context, userID, roleID int64) error
+}
