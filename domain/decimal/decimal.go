@@ -123,8 +123,8 @@ func Parse(s string) (Decimal, error) {
 		}
 		es := i
 		for i < len(s) && isDigit(s[i]) {
-			// MaxInputLength keeps this far from overflowing int64:
-			// at most 127 digits would, so cap the value instead.
+			// Stop accumulating past a million, far out of range
+			// already, so a long exponent cannot overflow int64.
 			if exp < 1_000_000 {
 				exp = exp*10 + int64(s[i]-'0')
 			}
