@@ -36,6 +36,8 @@ type App struct {
 	db       *sqlite.DB
 	handler  http.Handler
 	Accounts *accounts.Service
+	hasher   *argon2.Hasher
+	store    *sqlite.AccountStore
 	stop     context.CancelFunc
 	done     chan struct{}
 	closers  []func() error
@@ -94,7 +96,12 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 func (a *App) wire(ctx context.Context) error {
 	cfg := a.cfg
 	store := sqlite.NewAccountStore(a.db)
-	hasher := argon2.New(argon2.Options{Concurrency: cfg.HashConcurrency, Rand: cfg.Rand})
+	hp := argon2.DefaultParams
+	if cfg.HashParams != nil {
+		hp = *cfg.HashParams
+	}
+	hasher := argon2.New(argon2.Options{Params: hp, Concurrency: cfg.HashConcurrency, Rand: cfg.Rand})
+	a.hasher, a.store = hasher, store
 	if err := a.bootstrap(ctx, store, hasher); err != nil {
 		return err
 	}
@@ -230,6 +237,20 @@ func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher po
 		}
 	}
 	return nil
+}
+
+// CreateUser adds a user with a password (default roles when u.Roles is
+// empty). Tests and tools use it; the API has POST /api/users.
+func (a *App) CreateUser(ctx context.Context, u account.NewUser, password string) (int64, error) {
+	if err := account.ValidatePassword("password", password); err != nil {
+		return 0, err
+	}
+	hash, err := a.hasher.Hash(ctx, password)
+	if err != nil {
+		return 0, err
+	}
+	u.PasswordHash = hash
+	return a.store.CreateUser(ctx, u)
 }
 
 // Handler returns the HTTP handler.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/argon2"
 	"counsel/ports"
 )
 
@@ -63,11 +64,12 @@ type Config struct {
 	OIDCAllowedDomains []string
 
 	// Not settings: what tests and the command line inject.
-	Clock   ports.Clock  // nil: the system clock
-	Rand    io.Reader    // nil: crypto/rand
-	Stderr  io.Writer    // where the first admin password is printed; nil: discarded
-	Logger  *slog.Logger // nil: built from LogLevel and LogFormat on Stderr
-	Version string
+	HashParams *argon2.Params // nil: argon2.DefaultParams; tests use cheaper ones
+	Clock      ports.Clock    // nil: the system clock
+	Rand       io.Reader      // nil: crypto/rand
+	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
+	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
+	Version    string
 }
 
 // setting is one COUNSEL_* variable: its flag name, default and parser.

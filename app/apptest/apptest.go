@@ -1,0 +1,264 @@
+// Package apptest runs a real Counsel service for tests: the composition
+// root over a temporary SQLite file, served by httptest, with a fake clock,
+// one-time passwords in responses and rate limits off. Tests talk to it
+// over HTTP only, as clients do.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"counsel/adapters/argon2"
+	"counsel/app"
+	"counsel/domain/account"
+)
+
+// Clock is a fake clock that tests move by hand.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{now: t.UTC()} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Set puts the clock at t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t.UTC()
+	c.mu.Unlock()
+}
+
+// AdminEmail and AdminPassword are the bootstrap administrator's.
+const (
+	AdminEmail    = "admin@example.com"
+	AdminPassword = "admin-password-1"
+)
+
+// Start is the fake clock's starting time.
+var Start = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
+
+// Server is a running Counsel for one test.
+type Server struct {
+	*httptest.Server
+	App    *app.App
+	Clock  *Clock
+	Config app.Config
+	n      atomic.Int64
+}
+
+// New starts a service. change, if given, adjusts the configuration first
+// (the defaults here: temp database and data dir, response OTP delivery,
+// no rate limits, cheap password hashing).
+func New(t testing.TB, change ...func(*app.Config)) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	clock := NewClock(Start)
+	cfg := app.DefaultConfig()
+	cfg.DB = filepath.Join(dir, "counsel.db")
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.AdminEmail, cfg.AdminPassword = AdminEmail, AdminPassword
+	cfg.OTPResendInterval, cfg.OTPHourlyLimit, cfg.AuthRateLimit = 0, 0, 0
+	cfg.Clock = clock
+	cfg.HashParams = &argon2.Params{MemoryKiB: 64, Time: 1, Threads: 1}
+	cfg.LogLevel = "error"
+	cfg.Stderr = testWriter{t}
+	for _, f := range change {
+		f(&cfg)
+	}
+	a, err := app.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start app: %v", err)
+	}
+	s := &Server{App: a, Clock: clock, Config: cfg}
+	s.Server = httptest.NewServer(a.Handler())
+	t.Cleanup(func() {
+		s.Server.Close()
+		if err := a.Close(); err != nil {
+			t.Errorf("close app: %v", err)
+		}
+	})
+	return s
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// Response is a finished request: status, headers and the body.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test on error.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes the body as a JSON object.
+func (r *Response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Do sends a request. body may be nil, a string or []byte (sent as is), or
+// any other value (sent as JSON). token, if not empty, is sent as a bearer.
+func (s *Server) Do(t testing.TB, method, path, token string, body any) *Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return s.Send(t, req)
+}
+
+// Send sends a prepared request and reads the whole answer.
+func (s *Server) Send(t testing.TB, req *http.Request) *Response {
+	t.Helper()
+	res, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+// Tokens are a signed-in user's tokens.
+type Tokens struct {
+	UserID       string `json:"userId"`
+	AccessToken  string `json:"accessToken"`
+	RefreshToken string `json:"refreshToken"`
+}
+
+// Login signs in through get-otp and login and fails the test unless both
+// answer 200.
+func (s *Server) Login(t testing.TB, email, password string) Tokens {
+	t.Helper()
+	r := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": email})
+	if r.Status != 200 {
+		t.Fatalf("get-otp %s: %d %s", email, r.Status, r.Body)
+	}
+	var otp struct{ OTP string }
+	r.JSON(t, &otp)
+	r = s.Do(t, "POST", "/api/account/login", "", map[string]string{"email": email, "password": password, "otp": otp.OTP})
+	if r.Status != 200 {
+		t.Fatalf("login %s: %d %s", email, r.Status, r.Body)
+	}
+	var tok Tokens
+	r.JSON(t, &tok)
+	return tok
+}
+
+// Admin signs in the bootstrap administrator and returns its access token.
+func (s *Server) Admin(t testing.TB) string {
+	t.Helper()
+	return s.Login(t, AdminEmail, AdminPassword).AccessToken
+}
+
+// User creates a user holding exactly perms (through a new role; no role
+// at all when perms is empty), signs it in, and returns its id and token.
+func (s *Server) User(t testing.TB, perms ...account.Permission) (int64, string) {
+	t.Helper()
+	n := s.n.Add(1)
+	email := fmt.Sprintf("user%d@example.com", n)
+	role := fmt.Sprintf("test-role-%d", n)
+	var roles []string
+	if len(perms) > 0 {
+		admin := s.Admin(t)
+		r := s.Do(t, "POST", "/api/roles", admin, map[string]any{"name": role})
+		if r.Status != 201 {
+			t.Fatalf("create role: %d %s", r.Status, r.Body)
+		}
+		var created struct{ ID int64 }
+		r.JSON(t, &created)
+		names := make([]string, len(perms))
+		for i, p := range perms {
+			names[i] = p.String()
+		}
+		if r = s.Do(t, "POST", fmt.Sprintf("/api/roles/%d/permissions", created.ID), admin, names); r.Status != 200 {
+			t.Fatalf("set permissions: %d %s", r.Status, r.Body)
+		}
+		roles = []string{role}
+	} else {
+		roles = []string{"no-permissions"}
+		s.ensureEmptyRole(t)
+	}
+	id, err := s.App.CreateUser(context.Background(), account.NewUser{Email: email, FirstName: "Test", LastName: fmt.Sprintf("User%d", n), Roles: roles}, "password-123")
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	return id, s.Login(t, email, "password-123").AccessToken
+}
+
+var emptyRoleOnce sync.Map
+
+// ensureEmptyRole creates a role without permissions, so users made
+// without permissions do not get the default role's ContractView.
+func (s *Server) ensureEmptyRole(t testing.TB) {
+	if _, done := emptyRoleOnce.LoadOrStore(s, true); done {
+		return
+	}
+	r := s.Do(t, "POST", "/api/roles", s.Admin(t), map[string]any{"name": "no-permissions"})
+	if r.Status != 201 && r.Status != 409 {
+		t.Fatalf("create empty role: %d %s", r.Status, r.Body)
+	}
+}
