@@ -1,0 +1,92 @@
+package app_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// TestArchitecture keeps the dependency arrows of STYLE.md: domain imports
+// only the standard library (and uuid); ports imports domain; app/<module>
+// imports ports and domain; an adapter imports ports, domain and its own
+// libraries, never app and never another adapter. Only app and cmd see
+// everything.
+func TestArchitecture(t *testing.T) {
+	root := ".."
+	const mod = "counsel/"
+	type rule struct {
+		prefix string
+		allow  func(pkg, imp string) bool
+		third  bool // third-party imports allowed
+	}
+	inside := func(imp string, prefixes ...string) bool {
+		for _, p := range prefixes {
+			if imp == p || strings.HasPrefix(imp, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	rules := []rule{
+		{"domain", func(_, imp string) bool { return inside(imp, "domain") }, false},
+		{"ports", func(_, imp string) bool { return inside(imp, "domain", "ports") }, false},
+		{"adapters", func(pkg, imp string) bool {
+			own := strings.Join(strings.SplitN(pkg, "/", 3)[:2], "/") // adapters/<name>
+			return inside(imp, "domain", "ports", own)
+		}, true},
+		{"app/", func(pkg, imp string) bool {
+			own := strings.Join(strings.SplitN(pkg, "/", 3)[:2], "/") // app/<module>
+			return inside(imp, "domain", "ports", own)
+		}, false},
+	}
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		if pkg == "app/apptest" { // a test harness of the composition root
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, r := range rules {
+			if !(pkg == r.prefix || strings.HasPrefix(pkg, strings.TrimSuffix(r.prefix, "/")+"/")) {
+				continue
+			}
+			for _, is := range f.Imports {
+				imp, _ := strconv.Unquote(is.Path.Value)
+				checked++
+				switch {
+				case strings.HasPrefix(imp, mod):
+					if !r.allow(pkg, strings.TrimPrefix(imp, mod)) {
+						t.Errorf("%s imports %s against the dependency direction", path, imp)
+					}
+				case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+					if !r.third && !(r.prefix == "domain" && imp == "github.com/google/uuid") {
+						t.Errorf("%s imports the library %s; only adapters (and app, cmd) may", path, imp)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	is := is.New(t)
+	is.NoErr(err)         // walk the tree
+	is.True(checked > 20) // the walk found the packages
+}

@@ -1,0 +1,59 @@
+package app_test
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"counsel/app/apptest"
+
+	"github.com/matryer/is"
+)
+
+// TestEveryProtectedRouteRefuses walks the OpenAPI document (which the
+// route table generates) and proves that every protected route refuses an
+// anonymous caller with 401 and, where it names permissions, a signed-in
+// caller without them with 403.
+func TestEveryProtectedRouteRefuses(t *testing.T) {
+	s := apptest.New(t)
+	_, nobody := s.User(t)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Permission string `json:"x-permission"`
+		}
+	}
+	s.Do(t, "GET", "/openapi.json", "", nil).JSON(t, &doc)
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	var paths []string
+	for p := range doc.Paths {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	protected := 0
+	for _, p := range paths {
+		for method, op := range doc.Paths[p] {
+			if op.Permission == "Public" {
+				continue
+			}
+			protected++
+			path := param.ReplaceAllString(p, "1")
+			method := strings.ToUpper(method)
+			t.Run(method+" "+p, func(t *testing.T) {
+				is := is.New(t)
+				r := s.Do(t, method, path, "", "{}")
+				is.Equal(r.Status, 401)                                        // anonymous
+				is.Equal(r.Header.Get("Content-Type"), "application/problem+json") // problem body
+				is.True(strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer"))
+				r = s.Do(t, method, path, "not-a-token", "{}")
+				is.Equal(r.Status, 401) // a garbage token
+				if op.Permission != "Authorized" {
+					r = s.Do(t, method, path, nobody, "{}")
+					is.Equal(r.Status, 403) // signed in without the permission
+					is.Equal(r.Header.Get("Content-Type"), "application/problem+json")
+				}
+			})
+		}
+	}
+	is.New(t).True(protected > 10) // the document lists the protected routes
+}
