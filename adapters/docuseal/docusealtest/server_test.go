@@ -307,5 +307,5 @@ func TestSign(t *testing.T) {
 	// HMAC-SHA256("whsec_test", "1700000000.{}") computed independently (Python
 	// hmac), as DocuSeal's
 	// WebhookUrls::Signatures.sign computes it.
-	is.Equal(Sign("whsec_test", []byte("{}"), time.Unix(1700000000, 0)), "1700000000.35495024f4ef3f94e5a93e22221544c4b75e9a42300cd965ab81cb85cd994e91") // known signature
+	is.Equal(Sign("whsec_test", time.Unix(1700000000, 0), []byte("{}")), "1700000000.35495024f4ef3f94e5a93e22221544c4b75e9a42300cd965ab81cb85cd994e91") // known signature
 }

@@ -155,18 +155,18 @@ func (s *Server) Webhook(eventType, submissionID, email string) (header string, 
 	if err != nil {
 		return "", nil, err
 	}
-	return s.SignWebhook(body, now), body, nil
+	return s.SignWebhook(now, body), body, nil
 }
 
 // SignWebhook returns the X-Docuseal-Signature value for body sent at ts:
 // "<unix ts>.<hex HMAC-SHA256(WebhookSecret, "<ts>.<body>")>", as DocuSeal's
 // WebhookUrls::Signatures.sign computes it.
-func (s *Server) SignWebhook(body []byte, ts time.Time) string {
-	return Sign(s.WebhookSecret, body, ts)
+func (s *Server) SignWebhook(ts time.Time, body []byte) string {
+	return Sign(s.WebhookSecret, ts, body)
 }
 
 // Sign is SignWebhook for any secret.
-func Sign(secret string, body []byte, ts time.Time) string {
+func Sign(secret string, ts time.Time, body []byte) string {
 	t := strconv.FormatInt(ts.Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(t + "." + string(body)))
