@@ -52,7 +52,12 @@ type server struct {
 }
 
 // NewHandler returns the HTTP handler of the whole service.
-func NewHandler(svc Services, opts Options) http.Handler {
+func NewHandler(svc Services, opts Options) http.Handler { return newServer(svc, opts).handler() }
+
+// handler is the router wrapped in the outer middleware.
+func (s *server) handler() http.Handler { return s.observe(s.cors(s.router)) }
+
+func newServer(svc Services, opts Options) *server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -87,5 +92,5 @@ func NewHandler(svc Services, opts Options) http.Handler {
 	}
 	s.doc = s.openAPI()
 	s.docHTML = s.renderDocs()
-	return s.observe(s.cors(s.router))
+	return s
 }
