@@ -1,0 +1,140 @@
+// Command load puts a running Counsel under load from another process.
+//
+//	-mode refresh: signs in N sessions, then each worker refreshes its own
+//	session in a loop (every refresh rotates the token, so each worker
+//	carries its latest pair) and reports refreshes per second.
+//	-mode login: N workers sign in (get-otp + login) in a loop, to watch
+//	memory while argon2id runs under a flood; reports logins per second
+//	and how many were refused with 429.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type tokens struct {
+	AccessToken  string `json:"accessToken"`
+	RefreshToken string `json:"refreshToken"`
+}
+
+func post(c *http.Client, url string, in any, out any) (int, error) {
+	b, _ := json.Marshal(in)
+	res, err := c.Post(url, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	if out != nil && res.StatusCode == 200 {
+		err = json.NewDecoder(res.Body).Decode(out)
+	}
+	return res.StatusCode, err
+}
+
+func main() {
+	base := flag.String("url", "http://127.0.0.1:18080", "Counsel base URL")
+	email := flag.String("email", "admin@localhost", "user to sign in")
+	password := flag.String("password", "", "the user's password")
+	workers := flag.Int("c", 16, "concurrent sessions")
+	dur := flag.Duration("d", 10*time.Second, "how long to run")
+	mode := flag.String("mode", "refresh", "refresh or login")
+	flag.Parse()
+	if *mode == "login" {
+		logins(*base, *email, *password, *workers, *dur)
+		return
+	}
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *workers * 2}}
+	sessions := make([]tokens, *workers)
+	for i := range sessions {
+		var otp struct{ OTP string }
+		if st, err := post(c, *base+"/api/account/login/get-otp", map[string]string{"email": *email}, &otp); st != 200 {
+			fmt.Fprintln(os.Stderr, "get-otp:", st, err)
+			os.Exit(1)
+		}
+		if st, err := post(c, *base+"/api/account/login", map[string]string{"email": *email, "password": *password, "otp": otp.OTP}, &sessions[i]); st != 200 {
+			fmt.Fprintln(os.Stderr, "login:", st, err)
+			os.Exit(1)
+		}
+	}
+	var ok, failed atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	deadline := time.Now().Add(*dur)
+	var wg sync.WaitGroup
+	for i := range sessions {
+		wg.Add(1)
+		go func(t tokens) {
+			defer wg.Done()
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				start := time.Now()
+				var next tokens
+				st, _ := post(c, *base+"/api/account/refresh-token", map[string]string{"accessToken": t.AccessToken, "refreshToken": t.RefreshToken}, &next)
+				mine = append(mine, time.Since(start))
+				if st != 200 {
+					failed.Add(1)
+					return
+				}
+				ok.Add(1)
+				t = next
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}(sessions[i])
+	}
+	wg.Wait()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[int(p*float64(len(lat)-1))]
+	}
+	fmt.Printf("refreshes: %d ok, %d failed in %s = %.0f/s; latency p50 %s p99 %s\n",
+		ok.Load(), failed.Load(), *dur, float64(ok.Load())/dur.Seconds(), pct(0.5), pct(0.99))
+}
+
+func logins(base, email, password string, workers int, dur time.Duration) {
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers * 2}}
+	var ok, limited, failed atomic.Int64
+	deadline := time.Now().Add(dur)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		email := email
+		if strings.Contains(email, "%d") { // one user per worker: a newer code replaces the older
+			email = fmt.Sprintf(email, i)
+		}
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				var otp struct{ OTP string }
+				if st, _ := post(c, base+"/api/account/login/get-otp", map[string]string{"email": email}, &otp); st != 200 {
+					failed.Add(1)
+					continue
+				}
+				switch st, _ := post(c, base+"/api/account/login", map[string]string{"email": email, "password": password, "otp": otp.OTP}, nil); st {
+				case 200:
+					ok.Add(1)
+				case 429:
+					limited.Add(1)
+				default:
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("logins: %d ok, %d refused with 429, %d failed in %s = %.1f/s with %d concurrent clients\n",
+		ok.Load(), limited.Load(), failed.Load(), dur, float64(ok.Load())/dur.Seconds(), workers)
+}
