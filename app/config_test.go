@@ -1,0 +1,92 @@
+package app_test
+
+import (
+	"flag"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"counsel/app"
+
+	"github.com/matryer/is"
+)
+
+func load(args []string, env map[string]string) (app.Config, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return app.LoadConfig(fs, args, func(k string) string { return env[k] })
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Run("defaults", func(t *testing.T) {
+		is := is.New(t)
+		c, err := load(nil, nil)
+		is.NoErr(err)
+		is.Equal(c.Addr, "127.0.0.1:8080")
+		is.Equal(c.DB, "./counsel.db")
+		is.Equal(c.DataDir, "./data")
+		is.Equal(c.AccessTTL, 15*time.Minute)
+		is.Equal(c.RefreshTTL, 30*24*time.Hour)
+		is.Equal(c.OTPTTL, 5*time.Minute)
+		is.Equal(c.OTPResendInterval, 30*time.Second)
+		is.Equal(c.OTPHourlyLimit, 10)
+		is.Equal(c.LockoutThreshold, 10)
+		is.Equal(c.LockoutDuration, 15*time.Minute)
+		is.Equal(c.AuthRateLimit, 30)
+		is.Equal(c.OTPDelivery, "response")
+		is.Equal(c.SigningProvider, "embedded")
+		is.Equal(c.AdminEmail, "admin@localhost")
+	})
+	t.Run("environment, then flags", func(t *testing.T) {
+		is := is.New(t)
+		c, err := load([]string{"--access-ttl", "5m", "--cors-origins", "https://a.example, https://b.example"},
+			map[string]string{"COUNSEL_ACCESS_TTL": "10m", "COUNSEL_ADDR": ":9000", "COUNSEL_OTP_RESEND_INTERVAL": "0",
+				"COUNSEL_TRUSTED_PROXIES": "10.0.0.0/8,127.0.0.1", "COUNSEL_OIDC_ALLOWED_DOMAINS": "@Firm.example"})
+		is.NoErr(err)
+		is.Equal(c.AccessTTL, 5*time.Minute) // the flag wins
+		is.Equal(c.Addr, ":9000")
+		is.Equal(c.OTPResendInterval, time.Duration(0)) // 0 turns it off
+		is.Equal(c.CORSOrigins, []string{"https://a.example", "https://b.example"})
+		is.Equal(len(c.TrustedProxies), 2)
+		is.Equal(c.OIDCAllowedDomains, []string{"firm.example"})
+	})
+	bad := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"log format", map[string]string{"COUNSEL_LOG_FORMAT": "xml"}, "COUNSEL_LOG_FORMAT"},
+		{"log level", map[string]string{"COUNSEL_LOG_LEVEL": "loud"}, "COUNSEL_LOG_LEVEL"},
+		{"duration", map[string]string{"COUNSEL_OTP_TTL": "soon"}, "COUNSEL_OTP_TTL"},
+		{"number", map[string]string{"COUNSEL_OTP_HOURLY_LIMIT": "-1"}, "COUNSEL_OTP_HOURLY_LIMIT"},
+		{"smtp without relay", map[string]string{"COUNSEL_OTP_DELIVERY": "smtp"}, "COUNSEL_SMTP_ADDR"},
+		{"delivery", map[string]string{"COUNSEL_OTP_DELIVERY": "pigeon"}, "COUNSEL_OTP_DELIVERY"},
+		{"docuseal without key", map[string]string{"COUNSEL_SIGNING_PROVIDER": "docuseal"}, "COUNSEL_DOCUSEAL"},
+		{"provider", map[string]string{"COUNSEL_SIGNING_PROVIDER": "fax"}, "COUNSEL_SIGNING_PROVIDER"},
+		{"public url", map[string]string{"COUNSEL_PUBLIC_URL": "counsel.example"}, "COUNSEL_PUBLIC_URL"},
+		{"proxy", map[string]string{"COUNSEL_TRUSTED_PROXIES": "proxy.local"}, "COUNSEL_TRUSTED_PROXIES"},
+		{"oidc half", map[string]string{"COUNSEL_OIDC_ISSUER": "https://accounts.google.com"}, "COUNSEL_OIDC_CLIENT_ID"},
+		{"short admin password", map[string]string{"COUNSEL_ADMIN_PASSWORD": "short"}, "COUNSEL_ADMIN_PASSWORD"},
+		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
+	}
+	for _, tt := range bad {
+		t.Run("invalid "+tt.name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := load(nil, tt.env)
+			is.True(err != nil)                             // refused
+			is.True(strings.Contains(err.Error(), tt.want)) // naming the setting
+		})
+	}
+}
+
+// TestReadmeListsEverySetting keeps the README's settings table complete.
+func TestReadmeListsEverySetting(t *testing.T) {
+	is := is.New(t)
+	b, err := os.ReadFile("../README.md")
+	is.NoErr(err)
+	for _, s := range app.Settings() {
+		is.True(strings.Contains(string(b), "`"+s[0]+"`")) // the README names the setting
+	}
+}
