@@ -194,7 +194,7 @@ func TestOTPRules(t *testing.T) {
 		getOTP(t, s, email)
 		s.Clock.Advance(30 * time.Second)
 		r = s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": email})
-		is.Equal(r.Status, 429)                        // the hourly limit
+		is.Equal(r.Status, 429)                       // the hourly limit
 		is.Equal(r.Header.Get("Retry-After"), "3510") // an hour after the first of the three
 		other := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": "other@example.com"})
 		is.Equal(other.Status, 200) // per email
@@ -227,7 +227,7 @@ func TestAuthRateLimitPerAddress(t *testing.T) {
 	}
 	r := s.Do(t, "POST", "/api/account/login", "", `{}`)
 	is.Equal(r.Status, 429)
-	is.True(r.Header.Get("Retry-After") != "") // says when to come back
+	is.True(r.Header.Get("Retry-After") != "")                // says when to come back
 	is.Equal(s.Do(t, "GET", "/healthz", "", nil).Status, 200) // other routes are not limited
 	s.Clock.Advance(time.Minute)
 	is.Equal(s.Do(t, "POST", "/api/account/login/get-otp", "", `{"email":"x@example.com"}`).Status, 200)
@@ -428,7 +428,7 @@ func TestOTPDeliveryLog(t *testing.T) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	m := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": apptest.AdminEmail}).Map(t)
-	is.Equal(m["otp"], "")     // not in the response
+	is.Equal(m["otp"], "") // not in the response
 	is.Equal(m["status"], true)
 	m = s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": "ghost@example.com"}).Map(t)
 	is.Equal(m["status"], true) // unknown emails look the same
@@ -436,7 +436,7 @@ func TestOTPDeliveryLog(t *testing.T) {
 	code := regexp.MustCompile(`otp=([0-9]{6})`).FindStringSubmatch(logs.String())
 	is.True(code != nil) // the code is in the server log
 	is.Equal(login(t, s, apptest.AdminEmail, apptest.AdminPassword, code[1]).Status, 200)
-	is.Equal(strings.Count(logs.String(), "otp="), 1) // only the known email got a code
+	is.Equal(strings.Count(logs.String(), "otp="), 1)                // only the known email got a code
 	is.True(!strings.Contains(logs.String(), apptest.AdminPassword)) // no password in the log
 }
 

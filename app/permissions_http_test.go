@@ -42,7 +42,7 @@ func TestEveryProtectedRouteRefuses(t *testing.T) {
 			t.Run(method+" "+p, func(t *testing.T) {
 				is := is.New(t)
 				r := s.Do(t, method, path, "", "{}")
-				is.Equal(r.Status, 401)                                        // anonymous
+				is.Equal(r.Status, 401)                                            // anonymous
 				is.Equal(r.Header.Get("Content-Type"), "application/problem+json") // problem body
 				is.True(strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer"))
 				r = s.Do(t, method, path, "not-a-token", "{}")

@@ -138,7 +138,7 @@ func TestForgeries(t *testing.T) {
 				is.NoErr(err)
 				return
 			}
-			is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // refused
+			is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED)               // refused
 			is.True(!strings.Contains(err.Error(), tt.token) || tt.token == "") // the token is never echoed
 		})
 	}

@@ -39,7 +39,7 @@ func scanCredentials(row *sql.Row) (account.Credentials, error) {
 
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
-	return scanCredentials(s.db.read.QueryRowContext(ctx, credentialsSQL, email))
+	return scanCredentials(s.db.queryRow(ctx, credentialsSQL, email))
 }
 
 func loadOTP(ctx context.Context, tx *sql.Tx, email string) (account.OTPState, error) {
@@ -161,31 +161,42 @@ func scanSession(row rowScanner, extra ...any) (account.Session, error) {
 	return ss, nil
 }
 
-// Refresh implements ports.AccountStore.
+// The statements of a refresh, prepared once (stmt.go hotWrites).
+const (
+	refreshSelectSQL = `SELECT ` + sessionCols + `, t.used_at, u.active = 1 AND u.deleted_at IS NULL
+		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+		WHERE t.hash = ?`
+	revokeSessionSQL = `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`
+	useRefreshSQL    = `UPDATE refresh_tokens SET used_at = ? WHERE hash = ?`
+	insertRefreshSQL = `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`
+)
+
+// Refresh implements ports.AccountStore. It is the hottest write path, so
+// its statements are prepared once; the user's standing is read in the
+// same query.
 func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		var used sql.NullInt64
-		ss, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionCols+`, t.used_at
-			FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.hash = ?`, tokenHash), &used)
+		var userOK bool
+		ss, err := scanSession(s.db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
 		if err != nil {
 			return err
 		}
-		st := account.RefreshState{Session: ss, Used: used.Valid}
+		st := account.RefreshState{Session: ss, Used: used.Valid, UserActive: userOK}
 		if err := fn(&st); err != nil {
 			return err
 		}
 		now := ms(s.db.Now())
 		if st.Revoke {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, now, ss.ID); err != nil {
+			if _, err := s.db.txExec(ctx, tx, revokeSessionSQL, now, ss.ID); err != nil {
 				return err
 			}
 		}
 		if st.NewTokenHash != nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE refresh_tokens SET used_at = ? WHERE hash = ?`, now, tokenHash); err != nil {
+			if _, err := s.db.txExec(ctx, tx, useRefreshSQL, now, tokenHash); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,
-				st.NewTokenHash, ss.ID, now); err != nil {
+			if _, err := s.db.txExec(ctx, tx, insertRefreshSQL, st.NewTokenHash, ss.ID, now); err != nil {
 				return err
 			}
 		}
@@ -201,7 +212,7 @@ func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byt
 
 // Session implements ports.AccountStore.
 func (s *AccountStore) Session(ctx context.Context, id string) (account.Session, error) {
-	return scanSession(s.db.read.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
+	return scanSession(s.db.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
 }
 
 // RevokeSession implements ports.AccountStore.
@@ -225,7 +236,7 @@ func revokeUserSessions(ctx context.Context, tx *sql.Tx, userID int64, at time.T
 // UserAccess implements ports.AccountStore. The union of the user's roles'
 // permissions is computed in one query.
 func (s *AccountStore) UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT r.is_system_admin, rp.permission
+	rows, err := s.db.query(ctx, `SELECT r.is_system_admin, rp.permission
 		FROM users u
 		LEFT JOIN user_roles ur ON ur.user_id = u.id
 		LEFT JOIN roles r ON r.id = ur.role_id

@@ -38,6 +38,7 @@ type DB struct {
 	path  string
 	read  *sql.DB
 	write *sql.DB
+	stmts stmts
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 }
@@ -82,6 +83,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, err
 	}
+	if err := db.prepareHotWrites(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("prepare statements: %w", err)
+	}
 	read, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		write.Close()
@@ -98,6 +103,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // Close closes both pools. The writer closes last so the WAL is
 // checkpointed by the final connection.
 func (db *DB) Close() error {
+	db.stmts.close()
 	var errs []error
 	if db.read != nil {
 		errs = append(errs, db.read.Close())

@@ -321,12 +321,6 @@ func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string)
 	if !ok {
 		return account.Tokens{}, refreshFailed
 	}
-	if _, _, err := s.d.Store.UserAccess(ctx, session.UserID); err != nil {
-		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			return account.Tokens{}, refreshFailed
-		}
-		return account.Tokens{}, err
-	}
 	return s.issue(ctx, session, next, now)
 }
 

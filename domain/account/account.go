@@ -197,6 +197,8 @@ type RefreshState struct {
 	Session Session
 	// Used is true when the presented refresh token was already rotated.
 	Used bool
+	// UserActive is false when the user was deactivated or deleted.
+	UserActive bool
 	// Set by Refresh: the replacement token's hash, or Revoke on reuse.
 	NewTokenHash []byte
 	Revoke       bool
@@ -222,7 +224,7 @@ func Refresh(st *RefreshState, access AccessClaims, newHash []byte, now time.Tim
 			st.Revoke = true
 		}
 		return false
-	case !st.Session.Active(now):
+	case !st.Session.Active(now) || !st.UserActive:
 		return false
 	case access.UserID != st.Session.UserID || access.SessionID != st.Session.ID:
 		return false
