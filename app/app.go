@@ -22,6 +22,7 @@ import (
 	"counsel/adapters/argon2"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
+	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
@@ -130,6 +131,10 @@ func (a *App) wire(ctx context.Context) error {
 	case "smtp":
 		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
 	}
+	idp, linker, err := a.identityProvider(ctx)
+	if err != nil {
+		return err
+	}
 	a.Accounts = accounts.New(accounts.Config{
 		AccessTTL:  cfg.AccessTTL,
 		RefreshTTL: cfg.RefreshTTL,
@@ -139,6 +144,7 @@ func (a *App) wire(ctx context.Context) error {
 		Delivery: cfg.OTPDelivery,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
+		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
 	roles := accounts.NewRoles(sqlite.NewRoleStore(a.db), a.Accounts)
@@ -155,6 +161,43 @@ func (a *App) wire(ctx context.Context) error {
 		Version:        cfg.Version,
 	})
 	return nil
+}
+
+// identityProvider builds the OpenID Connect provider and the linker of
+// its identities to users when COUNSEL_OIDC_ISSUER and
+// COUNSEL_OIDC_CLIENT_ID are set; both are nil otherwise, and sign-in
+// through an identity provider answers 401. Nothing is fetched here: the
+// provider may be down while the service starts.
+func (a *App) identityProvider(ctx context.Context) (ports.IdentityProvider, accounts.IdentityLinker, error) {
+	cfg := a.cfg
+	if cfg.OIDCIssuer == "" || cfg.OIDCClientID == "" {
+		if cfg.OIDCAutoProvision {
+			a.log.Warn("COUNSEL_OIDC_AUTO_PROVISION is set but COUNSEL_OIDC_ISSUER and COUNSEL_OIDC_CLIENT_ID are not: identity-provider sign-in is off")
+		}
+		return nil, nil, nil
+	}
+	p, err := oidc.New(ctx, oidc.Config{
+		Issuer:       cfg.OIDCIssuer,
+		ClientID:     cfg.OIDCClientID,
+		ClientSecret: cfg.OIDCClientSecret,
+		RedirectURI:  cfg.OIDCRedirectURI,
+		JWKSURL:      cfg.OIDCJWKSURL,
+		Now:          cfg.Clock.Now,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("identity provider: %w", err)
+	}
+	a.closers = append(a.closers, p.Close)
+	if cfg.OIDCAutoProvision && len(cfg.OIDCAllowedDomains) == 0 {
+		a.log.Warn("COUNSEL_OIDC_AUTO_PROVISION is on but COUNSEL_OIDC_ALLOWED_DOMAINS is empty: no user will be provisioned")
+	}
+	a.log.Info("identity-provider sign-in on", "issuer", cfg.OIDCIssuer, "code_exchange", cfg.OIDCClientSecret != "",
+		"auto_provision", cfg.OIDCAutoProvision, "allowed_domains", strings.Join(cfg.OIDCAllowedDomains, ","))
+	linker := accounts.NewIdentities(sqlite.NewIdentityStore(a.db), accounts.IdentityPolicy{
+		AutoProvision:  cfg.OIDCAutoProvision,
+		AllowedDomains: cfg.OIDCAllowedDomains,
+	}, cfg.Clock, a.log)
+	return p, linker, nil
 }
 
 // issuer is the iss claim of access tokens.
