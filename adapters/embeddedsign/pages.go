@@ -278,7 +278,8 @@ func (p *Provider) formMAC(slug string, issued []byte) []byte {
 // checkFormToken verifies a form token for slug at now: signature, not
 // older than FormTokenMaxAge, not from the future.
 func (p *Provider) checkFormToken(slug, token string, now time.Time) bool {
-	b, err := base64.RawURLEncoding.DecodeString(token)
+	// Strict: a token has one spelling, so an altered one never passes.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || len(b) != 8+sha256.Size {
 		return false
 	}

@@ -44,7 +44,7 @@ type option func(*embeddedsign.Config)
 
 func withMailer(m ports.Mailer) option { return func(c *embeddedsign.Config) { c.Mailer = m } }
 
-func newHarness(t *testing.T, opts ...option) *harness {
+func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sign.db"))
 	if err != nil {
@@ -222,7 +222,7 @@ func twoSigners(templateID, order string) signing.NewSubmission {
 	}
 }
 
-func (h *harness) template(t *testing.T) signing.Template {
+func (h *harness) template(t testing.TB) signing.Template {
 	t.Helper()
 	tpl, err := h.p.CreateTemplate(context.Background(), signing.NewTemplate{
 		Name: "Service agreement", ExternalID: "0b9a7f1e-5a4c-4a7e-9d3b-2f8f6c1d0e11", Roles: []string{"Client", "Firm"},
@@ -237,7 +237,7 @@ func (h *harness) template(t *testing.T) signing.Template {
 	return tpl
 }
 
-func (h *harness) submission(t *testing.T, in signing.NewSubmission) signing.Submission {
+func (h *harness) submission(t testing.TB, in signing.NewSubmission) signing.Submission {
 	t.Helper()
 	subs, err := h.p.CreateSubmission(context.Background(), in)
 	if err != nil {

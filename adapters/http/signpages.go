@@ -22,7 +22,7 @@ import (
 //go:embed signpages.html
 var signPagesHTML string
 
-var signPages = template.Must(template.New("signpages").Parse(signPagesHTML))
+var signPageTemplates = template.Must(template.New("signpages").Parse(signPagesHTML))
 
 // signPageMaxBody bounds the forms: a name, a reason and a token.
 const signPageMaxBody = 16 << 10
@@ -57,8 +57,8 @@ func (s *server) signPageRoutes() []route {
 	}
 }
 
-// pageHeaders are sent with every signing page and document.
-func pageHeaders(w http.ResponseWriter) {
+// signPageHeaders are sent with every signing page and document.
+func signPageHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
 	h.Set("Cache-Control", "no-store")
@@ -68,13 +68,13 @@ func pageHeaders(w http.ResponseWriter) {
 // renderSignPage writes the named page with status.
 func (s *server) renderSignPage(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	var buf bytes.Buffer
-	if err := signPages.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := signPageTemplates.ExecuteTemplate(&buf, name, data); err != nil {
 		s.log.ErrorContext(r.Context(), "signing page", "request_id", requestID(r.Context()), "page", name, "err", err)
 		status = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString("<!doctype html><title>Error</title><p>Something went wrong.</p>")
 	}
-	pageHeaders(w)
+	signPageHeaders(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
@@ -89,7 +89,7 @@ type signPageData struct {
 	Reason string
 }
 
-type waitingData struct{ Title string }
+type signWaitingData struct{ Title string }
 
 // signPageFail answers err as a page: the one not-found page, the
 // waiting page, the form-expired page, or a generic error.
@@ -98,7 +98,7 @@ func (s *server) signPageFail(w http.ResponseWriter, r *http.Request, slug strin
 	case domain.ENOTFOUND:
 		s.renderSignPage(w, r, http.StatusNotFound, "notfound", nil)
 	case domain.ECONFLICT:
-		data := waitingData{}
+		data := signWaitingData{}
 		if page, err := s.svc.SigningPages.Page(r.Context(), slug); err == nil {
 			data.Title = page.Title
 		}
@@ -135,7 +135,7 @@ func (s *server) handleSignPage() http.HandlerFunc {
 			return
 		}
 		if page.Waiting {
-			s.renderSignPage(w, r, http.StatusOK, "waiting", waitingData{Title: page.Title})
+			s.renderSignPage(w, r, http.StatusOK, "waiting", signWaitingData{Title: page.Title})
 			return
 		}
 		s.renderSignPage(w, r, http.StatusOK, "sign", signPageData{Slug: slug, Page: page})
@@ -164,9 +164,9 @@ func (s *server) readSignForm(w http.ResponseWriter, r *http.Request, cop *http.
 	return true
 }
 
-// showAgain renders the signing page again with field errors (400), or
+// showSignPageAgain renders the signing page again with field errors (400), or
 // the page's own failure when it can no longer be shown.
-func (s *server) showAgain(w http.ResponseWriter, r *http.Request, slug string, err error, name, reason string) {
+func (s *server) showSignPageAgain(w http.ResponseWriter, r *http.Request, slug string, err error, name, reason string) {
 	var de *domain.Error
 	errors.As(err, &de)
 	page, perr := s.svc.SigningPages.Page(r.Context(), slug)
@@ -175,7 +175,7 @@ func (s *server) showAgain(w http.ResponseWriter, r *http.Request, slug string, 
 		return
 	}
 	if page.Waiting {
-		s.renderSignPage(w, r, http.StatusConflict, "waiting", waitingData{Title: page.Title})
+		s.renderSignPage(w, r, http.StatusConflict, "waiting", signWaitingData{Title: page.Title})
 		return
 	}
 	errs := map[string][]string{}
@@ -202,7 +202,7 @@ func (s *server) handleSignSubmit() http.HandlerFunc {
 		res, err := s.svc.SigningPages.Sign(r.Context(), slug, in)
 		switch {
 		case domain.ErrorCode(err) == domain.EINVALID:
-			s.showAgain(w, r, slug, err, in.Name, "")
+			s.showSignPageAgain(w, r, slug, err, in.Name, "")
 		case err != nil:
 			s.signPageFail(w, r, slug, err)
 		default:
@@ -227,7 +227,7 @@ func (s *server) handleSignDecline() http.HandlerFunc {
 		res, err := s.svc.SigningPages.Decline(r.Context(), slug, in)
 		switch {
 		case domain.ErrorCode(err) == domain.EINVALID:
-			s.showAgain(w, r, slug, err, "", in.Reason)
+			s.showSignPageAgain(w, r, slug, err, "", in.Reason)
 		case err != nil:
 			s.signPageFail(w, r, slug, err)
 		default:
@@ -251,7 +251,7 @@ func (s *server) handleSignDocument() http.HandlerFunc {
 			return
 		}
 		defer doc.Body.Close()
-		pageHeaders(w)
+		signPageHeaders(w)
 		h := w.Header()
 		h.Set("Content-Type", doc.ContentType)
 		disposition := mime.FormatMediaType("attachment", map[string]string{"filename": doc.FileName})

@@ -117,20 +117,20 @@ func (e *signEnv) submission(t *testing.T, order, name, firstSigner string, expi
 	return s, path.Base(s.Submitters[0].EmbedSrc), path.Base(s.Submitters[1].EmbedSrc)
 }
 
-type pageResp struct {
+type signPageResp struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func (e *signEnv) do(t *testing.T, r *http.Request) pageResp {
+func (e *signEnv) do(t *testing.T, r *http.Request) signPageResp {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	e.h.ServeHTTP(rec, r)
-	return pageResp{rec.Code, rec.Header(), rec.Body.String()}
+	return signPageResp{rec.Code, rec.Header(), rec.Body.String()}
 }
 
-func (e *signEnv) get(t *testing.T, target string) pageResp {
+func (e *signEnv) get(t *testing.T, target string) signPageResp {
 	t.Helper()
 	r := httptest.NewRequest("GET", target, nil)
 	r.Host = "counsel.example.com"
@@ -138,7 +138,7 @@ func (e *signEnv) get(t *testing.T, target string) pageResp {
 }
 
 // post sends a form as a browser on the same origin would.
-func (e *signEnv) post(t *testing.T, target string, form url.Values, headers ...string) pageResp {
+func (e *signEnv) post(t *testing.T, target string, form url.Values, headers ...string) signPageResp {
 	t.Helper()
 	r := httptest.NewRequest("POST", target, strings.NewReader(form.Encode()))
 	r.Host = "counsel.example.com"
@@ -156,19 +156,19 @@ func (e *signEnv) post(t *testing.T, target string, form url.Values, headers ...
 	return e.do(t, r)
 }
 
-var tokenField = regexp.MustCompile(`name="token" value="([^"]+)"`)
+var signTokenField = regexp.MustCompile(`name="token" value="([^"]+)"`)
 
-// token reads the form token from a signing page.
-func token(t *testing.T, page pageResp) string {
+// signFormToken reads the form token from a signing page.
+func signFormToken(t *testing.T, page signPageResp) string {
 	t.Helper()
-	m := tokenField.FindStringSubmatch(page.body)
+	m := signTokenField.FindStringSubmatch(page.body)
 	if m == nil {
 		t.Fatalf("no form token in page (status %d)", page.status)
 	}
 	return m[1]
 }
 
-func signForm(tok, name string, consent bool) url.Values {
+func signFormValues(tok, name string, consent bool) url.Values {
 	v := url.Values{"token": {tok}, "name": {name}}
 	if consent {
 		v.Set("consent", "yes")
@@ -176,8 +176,8 @@ func signForm(tok, name string, consent bool) url.Values {
 	return v
 }
 
-// isPage checks the headers every signing page carries.
-func isPage(is *is.I, r pageResp) {
+// isSignPage checks the headers every signing page carries.
+func isSignPage(is *is.I, r signPageResp) {
 	is.Equal(r.header.Get("Content-Type"), "text/html; charset=utf-8")                                                     // HTML
 	is.Equal(r.header.Get("Content-Security-Policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'") // no script
 	is.Equal(r.header.Get("Cache-Control"), "no-store")                                                                    // never cached
@@ -192,7 +192,7 @@ func TestSignPageEscapesWhatItShows(t *testing.T) {
 	_, first, _ := e.submission(t, signing.OrderRandom, `<script>alert("contract")</script>`, `<img src=x onerror=alert(1)>`, nil)
 	r := e.get(t, "/sign/"+first)
 	is.Equal(r.status, 200) // the page
-	isPage(is, r)
+	isSignPage(is, r)
 	is.True(strings.Contains(r.body, "&lt;script&gt;alert(&#34;contract&#34;)&lt;/script&gt;")) // the name, escaped
 	is.True(strings.Contains(r.body, "&lt;img src=x onerror=alert(1)&gt;"))                     // the signer, escaped
 	is.True(!strings.Contains(r.body, "<img"))                                                  // nothing injected
@@ -209,26 +209,26 @@ func TestSignPreservedOrder(t *testing.T) {
 
 	r := e.get(t, "/sign/"+second)
 	is.Equal(r.status, 200) // the waiting page
-	isPage(is, r)
+	isSignPage(is, r)
 	is.True(strings.Contains(r.body, "earlier signer")) // says why
 	is.True(!strings.Contains(r.body, `name="token"`))  // no forms
 	is.True(!strings.Contains(r.body, "/documents/"))   // no documents
 	r = e.get(t, "/sign/"+second+"/documents/11")
 	is.Equal(r.status, 409) // documents wait too
-	r = e.post(t, "/sign/"+second+"/sign", signForm("", "Pat Partner", true))
+	r = e.post(t, "/sign/"+second+"/sign", signFormValues("", "Pat Partner", true))
 	is.Equal(r.status, 403) // no form of its own to sign with
 
 	page := e.get(t, "/sign/"+first)
-	r = e.post(t, "/sign/"+first+"/sign", signForm(token(t, page), "Casey Client", true))
+	r = e.post(t, "/sign/"+first+"/sign", signFormValues(signFormToken(t, page), "Casey Client", true))
 	is.Equal(r.status, 200) // signed
-	isPage(is, r)
+	isSignPage(is, r)
 	is.True(strings.Contains(r.body, "You signed"))    // confirmation
 	is.True(strings.Contains(r.body, "other parties")) // not the last
 	is.Equal(e.kinds(), []string{signing.EventSubmitterCompleted})
 
 	page = e.get(t, "/sign/"+second)
 	is.Equal(page.status, 200) // now the second may sign
-	r = e.post(t, "/sign/"+second+"/sign", signForm(token(t, page), "Pat Partner", true))
+	r = e.post(t, "/sign/"+second+"/sign", signFormValues(signFormToken(t, page), "Pat Partner", true))
 	is.Equal(r.status, 200)                                         // signed
 	is.True(strings.Contains(r.body, "Every party has now signed")) // the last
 	is.Equal(e.kinds(), []string{signing.EventSubmitterCompleted, signing.EventSubmitterCompleted, signing.EventSubmissionCompleted})
@@ -249,7 +249,7 @@ func TestSignRandomOrder(t *testing.T) {
 	_, _, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
 	page := e.get(t, "/sign/"+second)
 	is.Equal(page.status, 200) // the second signer's page
-	r := e.post(t, "/sign/"+second+"/sign", signForm(token(t, page), "Pat Partner", true))
+	r := e.post(t, "/sign/"+second+"/sign", signFormValues(signFormToken(t, page), "Pat Partner", true))
 	is.Equal(r.status, 200) // signs first
 }
 
@@ -258,9 +258,9 @@ func TestSignDecline(t *testing.T) {
 	e := newSignEnv(t)
 	s, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
 	page := e.get(t, "/sign/"+second)
-	r := e.post(t, "/sign/"+second+"/decline", url.Values{"token": {token(t, page)}, "reason": {"The <b>fee</b> is wrong"}})
+	r := e.post(t, "/sign/"+second+"/decline", url.Values{"token": {signFormToken(t, page)}, "reason": {"The <b>fee</b> is wrong"}})
 	is.Equal(r.status, 200) // declined
-	isPage(is, r)
+	isSignPage(is, r)
 	is.True(strings.Contains(r.body, "You declined")) // confirmation
 	got, _ := e.p.GetSubmission(context.Background(), s.ID)
 	is.Equal(got.Status, signing.SubmissionDeclined)                     // declined
@@ -272,7 +272,7 @@ func TestSignDecline(t *testing.T) {
 func TestSignMissingFields(t *testing.T) {
 	e := newSignEnv(t)
 	_, first, _ := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
-	tok := token(t, e.get(t, "/sign/"+first))
+	tok := signFormToken(t, e.get(t, "/sign/"+first))
 	tests := []struct {
 		name   string
 		target string
@@ -280,8 +280,8 @@ func TestSignMissingFields(t *testing.T) {
 		want   string
 		keeps  string
 	}{
-		{"no name", "/sign/" + first + "/sign", signForm(tok, "  ", true), "type your full name", ""},
-		{"no consent", "/sign/" + first + "/sign", signForm(tok, `Casey "<Client>"`, false), "tick the box", `value="Casey &#34;&lt;Client&gt;&#34;"`},
+		{"no name", "/sign/" + first + "/sign", signFormValues(tok, "  ", true), "type your full name", ""},
+		{"no consent", "/sign/" + first + "/sign", signFormValues(tok, `Casey "<Client>"`, false), "tick the box", `value="Casey &#34;&lt;Client&gt;&#34;"`},
 		{"no reason", "/sign/" + first + "/decline", url.Values{"token": {tok}}, "say why you decline", "<details open>"},
 	}
 	for _, tt := range tests {
@@ -289,7 +289,7 @@ func TestSignMissingFields(t *testing.T) {
 			is := is.New(t)
 			r := e.post(t, tt.target, tt.form)
 			is.Equal(r.status, 400) // refused
-			isPage(is, r)
+			isSignPage(is, r)
 			is.True(strings.Contains(r.body, tt.want))        // says what is missing
 			is.True(strings.Contains(r.body, `name="token"`)) // the forms again, with a fresh token
 			if tt.keeps != "" {
@@ -304,28 +304,28 @@ func TestSignMissingFields(t *testing.T) {
 func TestSignFormProtection(t *testing.T) {
 	e := newSignEnv(t)
 	_, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
-	tok := token(t, e.get(t, "/sign/"+first))
-	otherTok := token(t, e.get(t, "/sign/"+second))
+	tok := signFormToken(t, e.get(t, "/sign/"+first))
+	otherTok := signFormToken(t, e.get(t, "/sign/"+second))
 	tests := []struct {
 		name    string
 		form    url.Values
 		headers []string
 		want    int
 	}{
-		{"missing token", signForm("", "Casey", true), nil, 403},
-		{"garbage token", signForm("not-a-token", "Casey", true), nil, 403},
-		{"another signer's token", signForm(otherTok, "Casey", true), nil, 403},
-		{"cross-site origin", signForm(tok, "Casey", true), []string{"Sec-Fetch-Site", "", "Origin", "https://evil.example"}, 403},
-		{"cross-site fetch metadata", signForm(tok, "Casey", true), []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}, 403},
-		{"same-site subdomain", signForm(tok, "Casey", true), []string{"Sec-Fetch-Site", "same-site", "Origin", "https://evil.counsel.example.com"}, 403},
-		{"null origin", signForm(tok, "Casey", true), []string{"Sec-Fetch-Site", "", "Origin", "null"}, 403},
+		{"missing token", signFormValues("", "Casey", true), nil, 403},
+		{"garbage token", signFormValues("not-a-token", "Casey", true), nil, 403},
+		{"another signer's token", signFormValues(otherTok, "Casey", true), nil, 403},
+		{"cross-site origin", signFormValues(tok, "Casey", true), []string{"Sec-Fetch-Site", "", "Origin", "https://evil.example"}, 403},
+		{"cross-site fetch metadata", signFormValues(tok, "Casey", true), []string{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}, 403},
+		{"same-site subdomain", signFormValues(tok, "Casey", true), []string{"Sec-Fetch-Site", "same-site", "Origin", "https://evil.counsel.example.com"}, 403},
+		{"null origin", signFormValues(tok, "Casey", true), []string{"Sec-Fetch-Site", "", "Origin", "null"}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			r := e.post(t, "/sign/"+first+"/sign", tt.form, tt.headers...)
 			is.Equal(r.status, tt.want) // refused
-			isPage(is, r)
+			isSignPage(is, r)
 			is.True(strings.Contains(r.body, "Nothing was signed")) // says so
 		})
 	}
@@ -333,12 +333,12 @@ func TestSignFormProtection(t *testing.T) {
 		is := is.New(t)
 		e.advance(13 * time.Hour)
 		defer e.advance(-13 * time.Hour)
-		r := e.post(t, "/sign/"+first+"/sign", signForm(tok, "Casey", true))
+		r := e.post(t, "/sign/"+first+"/sign", signFormValues(tok, "Casey", true))
 		is.Equal(r.status, 403) // older than the form's lifetime
 	})
 	t.Run("a same-origin post without fetch metadata", func(t *testing.T) {
 		is := is.New(t)
-		r := e.post(t, "/sign/"+first+"/sign", signForm(tok, "Casey", true), "Sec-Fetch-Site", "")
+		r := e.post(t, "/sign/"+first+"/sign", signFormValues(tok, "Casey", true), "Sec-Fetch-Site", "")
 		is.Equal(r.status, 200) // Origin matches Host
 	})
 	is := is.New(t)
@@ -350,20 +350,20 @@ func TestSignNotFoundPagesAreIdentical(t *testing.T) {
 	e := newSignEnv(t)
 	_, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
 	page := e.get(t, "/sign/"+first)
-	is.Equal(e.post(t, "/sign/"+first+"/sign", signForm(token(t, page), "Casey", true)).status, 200) // used now
+	is.Equal(e.post(t, "/sign/"+first+"/sign", signFormValues(signFormToken(t, page), "Casey", true)).status, 200) // used now
 
 	unknown := e.get(t, "/sign/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 	used := e.get(t, "/sign/"+first)
 	is.Equal(unknown.status, 404) // unknown
 	is.Equal(used.status, 404)    // used
-	isPage(is, used)
+	isSignPage(is, used)
 	is.Equal(used.body, unknown.body) // the same page
 	for _, target := range []string{"/sign/" + first + "/documents/11", "/sign/zzz/documents/11", "/sign/" + second + "/documents/99"} {
 		r := e.get(t, target)
 		is.Equal(r.status, 404)        // documents of used or unknown links, or unknown documents
 		is.Equal(r.body, unknown.body) // the same page
 	}
-	r := e.post(t, "/sign/"+first+"/sign", signForm(token(t, page), "Casey", true))
+	r := e.post(t, "/sign/"+first+"/sign", signFormValues(signFormToken(t, page), "Casey", true))
 	is.Equal(r.status, 404)        // signing twice
 	is.Equal(r.body, unknown.body) // the same page
 
@@ -414,7 +414,7 @@ func TestSignExpiry(t *testing.T) {
 	is.Equal(page.status, 200)                                   // before the expiry time
 	is.True(strings.Contains(page.body, "4 May 2026 11:00 UTC")) // shows until when
 	e.advance(time.Hour)
-	r := e.post(t, "/sign/"+first+"/sign", signForm(token(t, page), "Casey", true))
+	r := e.post(t, "/sign/"+first+"/sign", signFormValues(signFormToken(t, page), "Casey", true))
 	is.Equal(r.status, 404)                                       // too late
 	is.Equal(e.get(t, "/sign/"+first).status, 404)                // the link is gone
 	is.Equal(e.kinds(), []string{signing.EventSubmissionExpired}) // expired once

@@ -20,9 +20,9 @@ var _ ports.SigningStore = (*SigningStore)(nil)
 // NewSigningStore returns the signing store of db.
 func NewSigningStore(db *DB) *SigningStore { return &SigningStore{db: db} }
 
-// readTx runs fn in a read transaction on the read pool, so the several
+// signingRead runs fn in a read transaction on the read pool, so the several
 // queries that build one record see one snapshot.
-func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
+func (db *DB) signingRead(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // CreateTemplate implements ports.SigningStore.
 func (s *SigningStore) CreateTemplate(ctx context.Context, t ports.SigningTemplateRecord) (ports.SigningTemplateRecord, error) {
-	roles, err := json.Marshal(nonNil(t.Roles))
+	roles, err := json.Marshal(signingRolesOrEmpty(t.Roles))
 	if err != nil {
 		return t, err
 	}
@@ -57,7 +57,7 @@ func (s *SigningStore) CreateTemplate(ctx context.Context, t ports.SigningTempla
 				return err
 			}
 		}
-		out, err = loadTemplate(ctx, tx, "t.id = ?", id)
+		out, err = loadSigningTemplate(ctx, tx, "t.id = ?", id)
 		return err
 	})
 	return out, err
@@ -66,8 +66,8 @@ func (s *SigningStore) CreateTemplate(ctx context.Context, t ports.SigningTempla
 // Template implements ports.SigningStore.
 func (s *SigningStore) Template(ctx context.Context, id int64) (ports.SigningTemplateRecord, error) {
 	var out ports.SigningTemplateRecord
-	err := s.db.readTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = loadTemplate(ctx, tx, "t.id = ?", id)
+	err := s.db.signingRead(ctx, func(tx *sql.Tx) (err error) {
+		out, err = loadSigningTemplate(ctx, tx, "t.id = ?", id)
 		return err
 	})
 	return out, err
@@ -76,15 +76,15 @@ func (s *SigningStore) Template(ctx context.Context, id int64) (ports.SigningTem
 // TemplateBySlug implements ports.SigningStore.
 func (s *SigningStore) TemplateBySlug(ctx context.Context, slug string) (ports.SigningTemplateRecord, error) {
 	var out ports.SigningTemplateRecord
-	err := s.db.readTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = loadTemplate(ctx, tx, "t.slug = ?", slug)
+	err := s.db.signingRead(ctx, func(tx *sql.Tx) (err error) {
+		out, err = loadSigningTemplate(ctx, tx, "t.slug = ?", slug)
 		return err
 	})
 	return out, err
 }
 
-// loadTemplate reads one template and its documents.
-func loadTemplate(ctx context.Context, q queryer, where string, arg any) (ports.SigningTemplateRecord, error) {
+// loadSigningTemplate reads one template and its documents.
+func loadSigningTemplate(ctx context.Context, q queryer, where string, arg any) (ports.SigningTemplateRecord, error) {
 	var t ports.SigningTemplateRecord
 	var roles string
 	var created, updated int64
@@ -142,7 +142,7 @@ func (s *SigningStore) CreateSubmission(ctx context.Context, sub ports.SigningSu
 				return err
 			}
 		}
-		out, err = loadSubmission(ctx, tx, id)
+		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -151,8 +151,8 @@ func (s *SigningStore) CreateSubmission(ctx context.Context, sub ports.SigningSu
 // Submission implements ports.SigningStore.
 func (s *SigningStore) Submission(ctx context.Context, id int64) (ports.SigningSubmissionRecord, error) {
 	var out ports.SigningSubmissionRecord
-	err := s.db.readTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = loadSubmission(ctx, tx, id)
+	err := s.db.signingRead(ctx, func(tx *sql.Tx) (err error) {
+		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -162,7 +162,7 @@ func (s *SigningStore) Submission(ctx context.Context, id int64) (ports.SigningS
 func (s *SigningStore) SubmissionBySlug(ctx context.Context, slug string) (ports.SigningSubmissionRecord, int, error) {
 	var out ports.SigningSubmissionRecord
 	idx := -1
-	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.signingRead(ctx, func(tx *sql.Tx) error {
 		var id int64
 		var pos int
 		err := tx.QueryRowContext(ctx, `SELECT submission_id, position FROM signing_submitters WHERE slug = ?`, slug).Scan(&id, &pos)
@@ -172,7 +172,7 @@ func (s *SigningStore) SubmissionBySlug(ctx context.Context, slug string) (ports
 		if err != nil {
 			return err
 		}
-		if out, err = loadSubmission(ctx, tx, id); err != nil {
+		if out, err = loadSigningSubmission(ctx, tx, id); err != nil {
 			return err
 		}
 		for i, p := range out.Submitters {
@@ -191,8 +191,8 @@ func (s *SigningStore) SubmissionBySlug(ctx context.Context, slug string) (ports
 // SubmissionsByTemplate implements ports.SigningStore.
 func (s *SigningStore) SubmissionsByTemplate(ctx context.Context, templateID int64, limit int) ([]ports.SigningSubmissionRecord, error) {
 	var out []ports.SigningSubmissionRecord
-	err := s.db.readTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = loadSubmissions(ctx, tx, "s.template_id = ? ORDER BY s.id DESC LIMIT ?", templateID, limit)
+	err := s.db.signingRead(ctx, func(tx *sql.Tx) (err error) {
+		out, err = loadSigningSubmissions(ctx, tx, "s.template_id = ? ORDER BY s.id DESC LIMIT ?", templateID, limit)
 		return err
 	})
 	return out, err
@@ -202,11 +202,11 @@ func (s *SigningStore) SubmissionsByTemplate(ctx context.Context, templateID int
 func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*ports.SigningSubmissionRecord) error) (ports.SigningSubmissionRecord, error) {
 	var out ports.SigningSubmissionRecord
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		cur, err := loadSubmission(ctx, tx, id)
+		cur, err := loadSigningSubmission(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		before := cloneSubmitters(cur.Submitters)
+		before := cloneSigningSubmitters(cur.Submitters)
 		if err := fn(&cur); err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 		}
 		// Only the submitters fn changed are written.
 		for i, p := range cur.Submitters {
-			if submitterStateEqual(p, before[i]) {
+			if signingSubmitterEqual(p, before[i]) {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE signing_submitters SET status = ?, sent_at = ?, opened_at = ?, completed_at = ?,
@@ -231,7 +231,7 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 				return err
 			}
 		}
-		out, err = loadSubmission(ctx, tx, id)
+		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -257,8 +257,8 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 	return ids, rows.Err()
 }
 
-func loadSubmission(ctx context.Context, q queryer, id int64) (ports.SigningSubmissionRecord, error) {
-	subs, err := loadSubmissions(ctx, q, "s.id = ?", id)
+func loadSigningSubmission(ctx context.Context, q queryer, id int64) (ports.SigningSubmissionRecord, error) {
+	subs, err := loadSigningSubmissions(ctx, q, "s.id = ?", id)
 	if err != nil {
 		return ports.SigningSubmissionRecord{}, err
 	}
@@ -268,10 +268,10 @@ func loadSubmission(ctx context.Context, q queryer, id int64) (ports.SigningSubm
 	return subs[0], nil
 }
 
-// loadSubmissions reads the submissions that match tail (a WHERE clause
+// loadSigningSubmissions reads the submissions that match tail (a WHERE clause
 // with any ORDER BY and LIMIT) and their submitters in two queries, not
 // one per submission.
-func loadSubmissions(ctx context.Context, q queryer, tail string, args ...any) ([]ports.SigningSubmissionRecord, error) {
+func loadSigningSubmissions(ctx context.Context, q queryer, tail string, args ...any) ([]ports.SigningSubmissionRecord, error) {
 	rows, err := q.QueryContext(ctx, `SELECT s.id, s.template_id, s.name, s.signing_order, s.status, s.send_email,
 		s.message_subject, s.message_body, s.expire_at, s.created_at, s.updated_at, s.completed_at, s.declined_at, s.expired_at
 		FROM signing_submissions s WHERE `+tail, args...)
@@ -327,17 +327,17 @@ func loadSubmissions(ctx context.Context, q queryer, tail string, args ...any) (
 	return out, srows.Err()
 }
 
-func cloneSubmitters(ps []ports.SigningSubmitterRecord) []ports.SigningSubmitterRecord {
+func cloneSigningSubmitters(ps []ports.SigningSubmitterRecord) []ports.SigningSubmitterRecord {
 	out := make([]ports.SigningSubmitterRecord, len(ps))
 	for i, p := range ps {
 		out[i] = p
-		out[i].SentAt, out[i].OpenedAt = cloneTime(p.SentAt), cloneTime(p.OpenedAt)
-		out[i].CompletedAt, out[i].DeclinedAt = cloneTime(p.CompletedAt), cloneTime(p.DeclinedAt)
+		out[i].SentAt, out[i].OpenedAt = cloneSigningTime(p.SentAt), cloneSigningTime(p.OpenedAt)
+		out[i].CompletedAt, out[i].DeclinedAt = cloneSigningTime(p.CompletedAt), cloneSigningTime(p.DeclinedAt)
 	}
 	return out
 }
 
-func cloneTime(t *time.Time) *time.Time {
+func cloneSigningTime(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}
@@ -345,22 +345,22 @@ func cloneTime(t *time.Time) *time.Time {
 	return &c
 }
 
-// submitterStateEqual compares the fields UpdateSubmission saves.
-func submitterStateEqual(a, b ports.SigningSubmitterRecord) bool {
-	return a.Status == b.Status && timeEqual(a.SentAt, b.SentAt) && timeEqual(a.OpenedAt, b.OpenedAt) &&
-		timeEqual(a.CompletedAt, b.CompletedAt) && timeEqual(a.DeclinedAt, b.DeclinedAt) &&
+// signingSubmitterEqual compares the fields UpdateSubmission saves.
+func signingSubmitterEqual(a, b ports.SigningSubmitterRecord) bool {
+	return a.Status == b.Status && signingTimeEqual(a.SentAt, b.SentAt) && signingTimeEqual(a.OpenedAt, b.OpenedAt) &&
+		signingTimeEqual(a.CompletedAt, b.CompletedAt) && signingTimeEqual(a.DeclinedAt, b.DeclinedAt) &&
 		a.DeclineReason == b.DeclineReason && a.SignedName == b.SignedName && a.SignerAddr == b.SignerAddr &&
 		a.SignerAgent == b.SignerAgent
 }
 
-func timeEqual(a, b *time.Time) bool {
+func signingTimeEqual(a, b *time.Time) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.UnixMilli() == b.UnixMilli()
 }
 
-func nonNil(s []string) []string {
+func signingRolesOrEmpty(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
