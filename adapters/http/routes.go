@@ -21,6 +21,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
+	rs = append(rs, s.signPageRoutes()...)
 	return rs
 }
 

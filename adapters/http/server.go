@@ -25,6 +25,10 @@ import (
 type Services struct {
 	Accounts ports.AccountService
 	Roles    ports.RoleService
+	// SigningPages serves the embedded signer's /sign pages. Its routes
+	// always exist; nil (the DocuSeal provider) answers them with the
+	// not-found page.
+	SigningPages ports.SigningPages
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }
