@@ -378,7 +378,10 @@ func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64
 		id, err = createUser(ctx, tx, u, s.db.Now())
 		return err
 	})
-	return id, err
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 func createUser(ctx context.Context, tx *sql.Tx, u account.NewUser, now time.Time) (int64, error) {
@@ -394,7 +397,11 @@ func createUser(ctx context.Context, tx *sql.Tx, u account.NewUser, now time.Tim
 	if err != nil {
 		return 0, err
 	}
-	return id, assignRoles(ctx, tx, id, u.Roles)
+	// No id with an error: the transaction rolls the row back.
+	if err := assignRoles(ctx, tx, id, u.Roles); err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // assignRoles gives a new user the named roles, or the default roles when
