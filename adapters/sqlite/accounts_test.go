@@ -409,6 +409,51 @@ func TestRefresh(t *testing.T) {
 	})
 }
 
+func TestRefreshConcurrent(t *testing.T) {
+	// Of several refreshes with one token at once, exactly one finds it
+	// current: the others see it used (API-DECISIONS 2).
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	a, b := openPath(t, path), openPath(t, path)
+	sa := NewAccountStore(a)
+	if _, err := sa.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	newSession(t, sa, "sess", 1, "h0")
+	stores := []*AccountStore{sa, NewAccountStore(b)}
+
+	is := is.New(t)
+	const n = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	current, used := 0, 0
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			err := stores[i%2].Refresh(ctx, []byte("h0"), func(st *account.RefreshState) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if st.Used {
+					used++
+					return nil
+				}
+				current++
+				st.NewTokenHash = []byte(fmt.Sprintf("h-%d", i))
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	is.Equal(current, 1)                                                                        // exactly one rotation
+	is.Equal(used, n-1)                                                                         // the rest see a used token
+	is.Equal(scalar[int](t, a, "SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL"), 1) // one current token
+}
+
 func TestRevokeSessions(t *testing.T) {
 	ctx := context.Background()
 	_, s := bootstrapped(t)

@@ -225,9 +225,23 @@ func signIn(t *testing.T, base, email, password string) (int, map[string]any) {
 
 // cli runs one command to completion.
 func cli(env environment, stdin string, args ...string) (stdout, stderr string, err error) {
+	return cliContext(context.Background(), env, stdin, args...)
+}
+
+// cliContext runs one command with ctx.
+func cliContext(ctx context.Context, env environment, stdin string, args ...string) (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
-	err = run(context.Background(), args, env.get, strings.NewReader(stdin), &out, &errb)
+	err = run(ctx, args, env.get, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// canceled is a context that has ended: `serve` with settings that are
+// wrongly accepted then fails at once (opening the database) instead of
+// serving forever.
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 var firstAdminRe = regexp.MustCompile(`First start: created administrator (\S+) with password\n\n    (\S+)\n`)
@@ -373,7 +387,7 @@ func TestServeFlagsOverrideEnvironment(t *testing.T) {
 	is := is.New(t)
 	// 30s is below the 1m minimum: the environment alone would fail.
 	env := newEnv(t).with("COUNSEL_ACCESS_TTL", "30s", "COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
-	_, _, err := cli(env, "", "serve")
+	_, _, err := cliContext(canceled(), env, "", "serve")
 	is.True(err != nil)                                          // the environment's value is refused
 	is.True(strings.Contains(err.Error(), "COUNSEL_ACCESS_TTL")) // named
 	s := startServe(t, env, "--access-ttl", "20m")
@@ -394,6 +408,8 @@ func TestServeInvalidSettings(t *testing.T) {
 		{"unknown delivery", []string{"COUNSEL_OTP_DELIVERY", "pigeon"}, nil, "COUNSEL_OTP_DELIVERY"},
 		{"bad duration", []string{"COUNSEL_ACCESS_TTL", "soon"}, nil, "COUNSEL_ACCESS_TTL"},
 		{"negative duration", []string{"COUNSEL_OTP_TTL", "-5m"}, nil, "COUNSEL_OTP_TTL"},
+		{"negative plain seconds (no range check would catch it)", []string{"COUNSEL_OTP_RESEND_INTERVAL", "-5"}, nil, "COUNSEL_OTP_RESEND_INTERVAL"},
+		{"plain seconds overflowing a duration", []string{"COUNSEL_LOCKOUT_DURATION", "99999999999999"}, nil, "COUNSEL_LOCKOUT_DURATION"},
 		{"duration out of range", []string{"COUNSEL_OTP_TTL", "2h"}, nil, "COUNSEL_OTP_TTL"},
 		{"refresh shorter than access", []string{"COUNSEL_ACCESS_TTL", "1h", "COUNSEL_REFRESH_TTL", "30m"}, nil, "COUNSEL_REFRESH_TTL"},
 		{"bad number", []string{"COUNSEL_OTP_HOURLY_LIMIT", "ten"}, nil, "COUNSEL_OTP_HOURLY_LIMIT"},
@@ -411,7 +427,7 @@ func TestServeInvalidSettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			env := newEnv(t).with(tt.env...)
-			stdout, stderr, err := cli(env, "", append([]string{"serve"}, tt.args...)...)
+			stdout, stderr, err := cliContext(canceled(), env, "", append([]string{"serve"}, tt.args...)...)
 			is.True(err != nil)                                                                  // refused
 			is.True(strings.Contains(err.Error(), tt.want) || strings.Contains(stderr, tt.want)) // names the setting
 			is.True(!strings.Contains(stdout, "serving on"))                                     // before listening
@@ -433,7 +449,9 @@ func TestServeInvalidSettings(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		is.NoErr(err) // hold a port
 		defer ln.Close()
-		_, _, err = cli(newEnv(t).with("COUNSEL_ADDR", ln.Addr().String(), "COUNSEL_ADMIN_PASSWORD", "configured-pw-1"), "", "serve")
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		_, _, err = cliContext(ctx, newEnv(t).with("COUNSEL_ADDR", ln.Addr().String(), "COUNSEL_ADMIN_PASSWORD", "configured-pw-1"), "", "serve")
 		is.True(err != nil) // the listen error is returned
 	})
 }
