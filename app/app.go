@@ -261,8 +261,10 @@ func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher po
 		}
 		password, generated = base64.RawURLEncoding.EncodeToString(b), true
 	}
-	// Hashing costs 19 MiB and tens of milliseconds: only when needed.
-	if _, err := store.CredentialsByEmail(ctx, account.NormalizeEmail(a.cfg.AdminEmail)); err == nil {
+	// Hashing costs 19 MiB and tens of milliseconds: only on an empty database.
+	if has, err := store.HasUsers(ctx); err != nil {
+		return err
+	} else if has {
 		password = ""
 	}
 	hash := ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -85,7 +86,9 @@ func str(p func(*Config) *string) func(*Config, string) error {
 func dur(p func(*Config) *time.Duration) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		v = strings.TrimSpace(v)
-		if n, err := strconv.Atoi(v); err == nil { // plain seconds
+		// Plain seconds; negative or overflowing counts fall through to
+		// ParseDuration, which refuses them.
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= int(math.MaxInt64/time.Second) {
 			*p(c) = time.Duration(n) * time.Second
 			return nil
 		}

@@ -91,6 +91,8 @@ type AccountStore interface {
 	// Secret returns the named server secret, creating it with create the
 	// first time (atomically, so concurrent starts agree).
 	Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
+	// HasUsers reports whether any user exists (deleted ones included).
+	HasUsers(ctx context.Context) (bool, error)
 	// Bootstrap creates the Administrator and Staff roles when no role
 	// exists and admin when no user exists. It reports whether it created
 	// the administrator.

@@ -321,6 +321,16 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 	return v, err
 }
 
+// HasUsers implements ports.AccountStore.
+func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
+	var one int
+	err := s.db.read.QueryRowContext(ctx, `SELECT 1 FROM users LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Bootstrap implements ports.AccountStore.
 func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bool, error) {
 	created := false
@@ -389,7 +399,10 @@ func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64
 		id, err = createUser(ctx, tx, u, s.db.Now())
 		return err
 	})
-	return id, err
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 func createUser(ctx context.Context, tx *sql.Tx, u account.NewUser, now time.Time) (int64, error) {
@@ -405,7 +418,11 @@ func createUser(ctx context.Context, tx *sql.Tx, u account.NewUser, now time.Tim
 	if err != nil {
 		return 0, err
 	}
-	return id, assignRoles(ctx, tx, id, u.Roles)
+	// No id with an error: the transaction rolls the row back.
+	if err := assignRoles(ctx, tx, id, u.Roles); err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // assignRoles gives a new user the named roles, or the default roles when

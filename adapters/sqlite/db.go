@@ -127,8 +127,18 @@ func (db *DB) Ping(ctx context.Context) error {
 // Backup writes a consistent copy of the database to dest with VACUUM
 // INTO, which reads one snapshot and so works while the server writes.
 // dest must not exist.
+//
+// The copy runs on a connection of its own: the read pool is query_only,
+// which refuses VACUUM INTO, and the single writer must stay free for the
+// server's writes while a large copy is made.
 func (db *DB) Backup(ctx context.Context, dest string) error {
-	if _, err := db.read.ExecContext(ctx, "VACUUM INTO ?", dest); err != nil {
+	conn, err := sql.Open("sqlite", dsn(db.path, false))
+	if err != nil {
+		return fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	defer conn.Close()
+	conn.SetMaxOpenConns(1)
+	if _, err := conn.ExecContext(ctx, "VACUUM INTO ?", dest); err != nil {
 		return fmt.Errorf("backup to %s: %w", dest, err)
 	}
 	return nil
