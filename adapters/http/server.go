@@ -25,6 +25,10 @@ import (
 type Services struct {
 	Accounts ports.AccountService
 	Roles    ports.RoleService
+	// Users and Remunerations are the user administration (users.go,
+	// remunerations.go).
+	Users         ports.UserService
+	Remunerations ports.RemunerationService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }
