@@ -91,7 +91,7 @@ func TestRemunerationStore(t *testing.T) {
 	is.True(b1.PQY == nil) // no admission date: no PQY
 
 	got, err := s.Remuneration(ctx, older.ID)
-	is.NoErr(err)        // by id
+	is.NoErr(err)                                  // by id
 	is.Equal(got.Remuneration, older.Remuneration) // as created
 	_, err = s.Remuneration(ctx, 999)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown

@@ -112,6 +112,7 @@ func TestUserStoreList(t *testing.T) {
 		newUser("Élodie", "Ångström", "elodie@firm.io", func(u *user.User) { u.OfficeID = o2.ID }),
 		newUser("Zed", "Adams", "zed@other.io", func(u *user.User) { u.Active, u.IsStaff = false, false }),
 		newUser("Amy", "Doe", "amy@firm.io", func(u *user.User) { u.BillingRate = decimal.MustParse("0.01") }),
+		newUser("Odd", "[?]*", "odd@firm.io", func(u *user.User) { u.Active = false }),
 	}
 	for _, u := range seed {
 		if _, err := s.CreateUser(ctx, u, "", nil); err != nil {
@@ -130,12 +131,12 @@ func TestUserStoreList(t *testing.T) {
 	}{
 		{"all, by last then first name", user.Filter{Limit: 100},
 			// NOCASE folds ASCII only: Å sorts after the ASCII letters.
-			[]string{"Admin", "Zed Adams", "Carl CLI", "Amy Doe", "Jane Doe", "John doe", "Élodie Ångström"}, 7},
-		{"page", user.Filter{Limit: 2, Offset: 3}, []string{"Amy Doe", "Jane Doe"}, 7},
-		{"last page", user.Filter{Limit: 5, Offset: 5}, []string{"John doe", "Élodie Ångström"}, 7},
-		{"offset past the end", user.Filter{Limit: 5, Offset: 70}, []string{}, 7},
-		{"limit 0", user.Filter{Limit: 0}, []string{}, 7},
-		{"active", user.Filter{Limit: 100, Active: ptr(false)}, []string{"Zed Adams"}, 1},
+			[]string{"Admin", "Odd [?]*", "Zed Adams", "Carl CLI", "Amy Doe", "Jane Doe", "John doe", "Élodie Ångström"}, 8},
+		{"page", user.Filter{Limit: 2, Offset: 4}, []string{"Amy Doe", "Jane Doe"}, 8},
+		{"last page", user.Filter{Limit: 5, Offset: 6}, []string{"John doe", "Élodie Ångström"}, 8},
+		{"offset past the end", user.Filter{Limit: 5, Offset: 70}, []string{}, 8},
+		{"limit 0", user.Filter{Limit: 0}, []string{}, 8},
+		{"active", user.Filter{Limit: 100, Active: ptr(false)}, []string{"Odd [?]*", "Zed Adams"}, 2},
 		{"legal", user.Filter{Limit: 100, IsLegal: ptr(true)}, []string{"Jane Doe"}, 1},
 		{"not staff", user.Filter{Limit: 100, IsStaff: ptr(false)}, []string{"Zed Adams"}, 1},
 		{"office", user.Filter{Limit: 100, OfficeID: &o1.ID}, []string{"Jane Doe", "John doe"}, 2},
@@ -146,6 +147,10 @@ func TestUserStoreList(t *testing.T) {
 		{"search unicode", user.Filter{Limit: 100, Search: "ÅNGSTRÖM"}, []string{"Élodie Ångström"}, 1},
 		{"search another writer's user", user.Filter{Limit: 100, Search: "carl cli"}, []string{"Carl CLI"}, 1},
 		{"search has no wildcards", user.Filter{Limit: 100, Search: "%"}, []string{}, 0},
+		{"search has no glob wildcards", user.Filter{Limit: 100, Search: "j*e"}, []string{}, 0},
+		{"search has no glob wildcards either", user.Filter{Limit: 100, Search: "d?e"}, []string{}, 0},
+		{"search for glob characters", user.Filter{Limit: 100, Search: "[?]*"}, []string{"Odd [?]*"}, 1},
+		{"search for a bracket", user.Filter{Limit: 100, Search: "]"}, []string{"Odd [?]*"}, 1},
 		{"search does not cross name and email", user.Filter{Limit: 100, Search: "doe\njane"}, []string{}, 0},
 		{"search folds white space", user.Filter{Limit: 100, Search: " jane \t doe "}, []string{"Jane Doe"}, 1},
 		{"combined", user.Filter{Limit: 100, Search: "doe", OfficeID: &o1.ID, RequireBillingRate: true}, []string{"John doe"}, 1},
