@@ -78,7 +78,7 @@ func BenchmarkUserSearch(b *testing.B) {
 	seedDirectory(b, s, benchUsers)
 	admin := s.Admin(b)
 	for _, tt := range []struct{ name, query string }{
-		{"common", "Search=smi"},          // ~1 in 40 match: a full page, count over the directory
+		{"common", "Search=smi"},           // ~1 in 40 match: a full page, count over the directory
 		{"full-name", "Search=noah+jones"}, // a few dozen
 		{"email", "Search=user04242"},      // one
 		{"none", "Search=zzz"},             // nothing: the whole index walked

@@ -28,10 +28,11 @@ type Filter struct {
 	Offset      int64
 }
 
-// Normalize trims the search term and sorts and de-duplicates the
-// offering ids.
+// Normalize trims the search term and turns each run of white space in it
+// into one space (so it never holds SearchKey's line break), and sorts and
+// de-duplicates the offering ids.
 func (f *Filter) Normalize() {
-	f.Search = strings.TrimSpace(f.Search)
+	f.Search = strings.Join(strings.Fields(f.Search), " ")
 	slices.Sort(f.OfferingIDs)
 	f.OfferingIDs = slices.Compact(f.OfferingIDs)
 }
