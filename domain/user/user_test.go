@@ -195,10 +195,10 @@ func TestFilter(t *testing.T) {
 		})
 	}
 	is := is.New(t)
-	f := Filter{Search: "  JÖRG ", OfferingIDs: []int64{3, 1, 3, 2}}
+	f := Filter{Search: "  JÖRG \n\t Lang ", OfferingIDs: []int64{3, 1, 3, 2}}
 	f.Normalize()
-	is.Equal(f.Search, "JÖRG")                // trimmed
-	is.Equal(f.SearchTerm(), "jörg")          // folded like SearchKey
+	is.Equal(f.Search, "JÖRG Lang")           // trimmed, white space folded to one space
+	is.Equal(f.SearchTerm(), "jörg lang")     // folded like SearchKey
 	is.Equal(f.OfferingIDs, []int64{1, 2, 3}) // sorted, distinct
 }
 
