@@ -369,6 +369,7 @@ func TestUsersList(t *testing.T) {
 		{"?limit=4&offset=4", []string{"Old Timer", "Test User1"}, 6, false},
 		{"?Offset=6", []string{}, 6, false},
 		{"?Offset=600", []string{}, 6, false},
+		{"?Offset=9223372036854775807", []string{}, 6, false},
 		{"?Limit=0", []string{}, 6, true},
 		{"?Limit=0&Offset=6", []string{}, 6, false},
 		{"?Limit=99999999999999999999999", []string{"Admin", "Jane Doe", "John Doe", "Kim Lee", "Old Timer", "Test User1"}, 6, false},
