@@ -184,6 +184,7 @@ func TestUsersCreateReadUpdate(t *testing.T) {
 			{"email not a string", admin, map[string]any{"email": 5, "firstName": "A"}, 400, "email"},
 			{"roleIds not integers", admin, map[string]any{"email": "a@example.com", "firstName": "A", "roleIds": []string{"x"}}, 400, "roleIds"},
 			{"long suburb", admin, map[string]any{"email": "a@example.com", "firstName": "A", "address": map[string]any{"suburb": strings.Repeat("x", 201)}}, 400, "address.suburb"},
+			{"too many roles", admin, map[string]any{"email": "a@example.com", "firstName": "A", "roleIds": make([]int, 101)}, 400, "roleIds"},
 			{"unknown office", admin, map[string]any{"email": "a@example.com", "firstName": "A", "officeId": 999}, 404, ""},
 			{"unknown role", admin, map[string]any{"email": "a@example.com", "firstName": "A", "roleIds": []int{999}}, 404, ""},
 			{"malformed JSON", admin, `{"email":`, 400, ""},

@@ -105,10 +105,14 @@ func (s *Service) User(ctx context.Context, id int64) (user.Profile, error) {
 	return prof, nil
 }
 
-// checkRoles refuses roles that do not exist (ENOTFOUND) and system-admin
+// checkRoles refuses too many or malformed role ids (EINVALID), roles that
+// do not exist (ENOTFOUND) and system-admin
 // roles given by a caller who is not a system admin (EFORBIDDEN): holding
 // UsersCreate or UsersEdit must not be a way to make an administrator.
 func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]int64) error {
+	if err := user.ValidateRoleIDs(ids); err != nil {
+		return err
+	}
 	if ids == nil {
 		return nil
 	}

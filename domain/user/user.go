@@ -34,6 +34,8 @@ const (
 	MaxOfferingIDs = 100
 	// MaxReviewerIDs bounds the users one reviewer change names.
 	MaxReviewerIDs = 1000
+	// MaxRoleIDs bounds the roles one user is given in one request.
+	MaxRoleIDs = 100
 )
 
 // Address is a postal address of a user or an office.
@@ -260,6 +262,25 @@ func (u User) Validate() error {
 		f.Add("officeId", "officeId must be a positive integer")
 	}
 	u.Address.validate(f, "address")
+	return f.Err()
+}
+
+// ValidateRoleIDs checks the role list of an Input: at most MaxRoleIDs
+// positive ids. Whether they exist is the store's question (a 404).
+func ValidateRoleIDs(ids *[]int64) error {
+	if ids == nil {
+		return nil
+	}
+	f := domain.FieldErrors{}
+	if len(*ids) > MaxRoleIDs {
+		f.Add("roleIds", "at most "+strconv.Itoa(MaxRoleIDs)+" roleIds")
+	}
+	for _, id := range *ids {
+		if id <= 0 {
+			f.Add("roleIds", "roleIds must be positive integers")
+			break
+		}
+	}
 	return f.Err()
 }
 

@@ -118,6 +118,15 @@ func TestApply(t *testing.T) {
 	is.True(u.AdmissionDate == nil) // the zero time removes the admission date
 }
 
+func TestValidateRoleIDs(t *testing.T) {
+	is := is.New(t)
+	is.NoErr(ValidateRoleIDs(nil))                                        // absent
+	is.NoErr(ValidateRoleIDs(&[]int64{}))                                 // none
+	is.NoErr(ValidateRoleIDs(ptr(seq(100))))                              // at the limit
+	is.True(fields(t, ValidateRoleIDs(ptr(seq(101))))["roleIds"] != nil)  // too many
+	is.True(fields(t, ValidateRoleIDs(&[]int64{1, 0}))["roleIds"] != nil) // not positive
+}
+
 func TestNames(t *testing.T) {
 	tests := []struct{ first, last, email, full, key string }{
 		{"Jane", "Doe", "jane@x.io", "Jane Doe", "jane doe\njane@x.io"},
