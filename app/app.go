@@ -27,6 +27,8 @@ import (
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/app/accounts"
+	"counsel/app/remunerations"
+	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -147,11 +149,17 @@ func (a *App) wire(ctx context.Context) error {
 		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
-	roles := accounts.NewRoles(sqlite.NewRoleStore(a.db), a.Accounts)
+	roleStore := sqlite.NewRoleStore(a.db)
+	roles := accounts.NewRoles(roleStore, a.Accounts)
+	userSvc := users.New(users.Deps{Store: sqlite.NewUserStore(a.db), Roles: roleStore, Hasher: hasher,
+		Passwords: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+	remunerationSvc := remunerations.New(sqlite.NewRemunerationStore(a.db))
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
-		Accounts: a.Accounts,
-		Roles:    roles,
-		Ready:    a.db.Ping,
+		Accounts:      a.Accounts,
+		Roles:         roles,
+		Users:         userSvc,
+		Remunerations: remunerationSvc,
+		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,

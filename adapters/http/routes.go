@@ -22,13 +22,15 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
+	rs = append(rs, s.userRoutes()...)
+	rs = append(rs, s.remunerationRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -29,6 +29,10 @@ type Services struct {
 	// always exist; nil (the DocuSeal provider) answers them with the
 	// not-found page.
 	SigningPages ports.SigningPages
+	// Users and Remunerations are the user administration (users.go,
+	// remunerations.go).
+	Users         ports.UserService
+	Remunerations ports.RemunerationService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

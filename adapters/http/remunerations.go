@@ -1,0 +1,298 @@
+package http
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/remuneration"
+	"counsel/domain/user"
+)
+
+func remunerationSchemas() map[string]js {
+	money := func(d string) js { return described(number(), d) }
+	return map[string]js{
+		"Staff": object(js{"id": integer(), "email": str(), "firstName": str(), "lastName": str(), "fullName": str(),
+			"active": boolean(), "isLegal": boolean(), "isStaff": boolean(), "admissionDate": nullable(dateTime()), "office": nullable(ref("Office"))},
+			"id", "email", "firstName", "lastName", "fullName", "active", "isLegal", "isStaff", "admissionDate", "office"),
+		"Remuneration": object(js{
+			"id": integer(), "staffId": integer(),
+			"fteLoad":              described(number(), "fraction of full time, 0 < fteLoad <= 1"),
+			"remunerationIncSuper": money("yearly, including superannuation"),
+			"costPerHour":          money("remunerationIncSuper / (fteLoad × 1976), to cents"),
+			"pqy":                  described(nullable(number()), "post-qualification years at remunerationDate, as computed at creation; null without an admission date"),
+			"billingRate":          money("per hour"),
+			"billablePercentage":   described(number(), "0 to 100"),
+			"kpi":                  money("4 × fteLoad × remunerationIncSuper, to cents"),
+			"kpiBillable":          money("3.5 × fteLoad × remunerationIncSuper, to cents"),
+			"kpiInvoiced":          money("3 × fteLoad × remunerationIncSuper, to cents"),
+			"remunerationDate":     dateTime(), "commencementDate": dateTime(), "terminationDate": nullable(dateTime()),
+			"staff": ref("Staff"),
+		}, "id", "staffId", "fteLoad", "remunerationIncSuper", "costPerHour", "pqy", "billingRate", "billablePercentage",
+			"kpi", "kpiBillable", "kpiInvoiced", "remunerationDate", "commencementDate", "terminationDate", "staff"),
+		"RemunerationPage": pageSchema("Remuneration"),
+		"RemunerationInput": object(js{
+			"id": described(integer(), "ignored"), "staffId": described(integer(), "an existing user (404 otherwise)"),
+			"fteLoad": described(number(), "0 < fteLoad <= 1, kept to 4 places"), "remunerationIncSuper": money(">= 0, kept to cents"),
+			"billingRate": money(">= 0, kept to cents; default 0"), "billablePercentage": described(number(), "0 to 100; default 0"),
+			"remunerationDate": dateTime(), "commencementDate": dateTime(),
+			"terminationDate": described(nullable(dateTime()), "not before commencementDate"),
+		}, "staffId", "fteLoad", "remunerationIncSuper", "remunerationDate", "commencementDate"),
+		"PqeAdjustment": object(js{"id": integer(), "staffId": integer(), "name": str(), "details": str(),
+			"startDate": dateTime(), "endDate": described(dateTime(), "the period's last day, included"), "staff": ref("Staff")},
+			"id", "staffId", "name", "details", "startDate", "endDate", "staff"),
+		"PqeAdjustmentPage": pageSchema("PqeAdjustment"),
+		"PqeAdjustmentInput": object(js{"id": described(integer(), "ignored"),
+			"staffId": described(integer(), "yourself, or anyone with RemunerationsCreate"), "name": str(), "details": str(),
+			"startDate": dateTime(), "endDate": described(dateTime(), "not before startDate")},
+			"staffId", "name", "startDate", "endDate"),
+	}
+}
+
+func (s *server) remunerationRoutes() []route {
+	return []route{
+		{method: "GET", path: "/api/users/remunerations", access: authorized, handler: s.handleRemunerations(),
+			op: op{summary: "Remunerations, newest first; the user filter applies to the staff member", tag: "remunerations",
+				params: userFilterParams, resp: ref("RemunerationPage"), errs: []int{400}}},
+		{method: "GET", path: "/api/users/remunerations/{id:[0-9]+}", access: authorized, handler: s.handleRemuneration(),
+			op: op{summary: "One remuneration", tag: "remunerations", resp: ref("Remuneration"), errs: []int{404}}},
+		{method: "GET", path: "/api/users/remunerations/staff/{id:[0-9]+}", access: authorized, handler: s.handleLatestRemuneration(),
+			op: op{summary: "A staff member's latest remuneration (greatest remunerationDate, then id)", tag: "remunerations",
+				resp: ref("Remuneration"), errs: []int{404}}},
+		{method: "POST", path: "/api/users/remuneration", access: perm(account.RemunerationsCreate), handler: s.handleCreateRemuneration(),
+			op: op{summary: "Record a remuneration; its figures are computed and kept as of now", tag: "remunerations",
+				body: ref("RemunerationInput"), resp: ref("Remuneration"), errs: []int{400, 404}}},
+		{method: "GET", path: "/api/users/pqeadjustments/{id:[0-9]+}", access: authorized, handler: s.handlePQEAdjustments(),
+			op: op{summary: "A staff member's PQE adjustments, newest start first", tag: "remunerations", params: pagingParams,
+				resp: ref("PqeAdjustmentPage"), errs: []int{400, 404}}},
+		{method: "POST", path: "/api/users/pqeadjustments", access: authorized, handler: s.handleCreatePQEAdjustment(),
+			op: op{summary: "Record a PQE adjustment: your own, or anyone's with RemunerationsCreate", tag: "remunerations",
+				body: ref("PqeAdjustmentInput"), resp: ref("PqeAdjustment"), errs: []int{400, 403, 404}}},
+	}
+}
+
+type staffDTO struct {
+	ID            int64      `json:"id"`
+	Email         string     `json:"email"`
+	FirstName     string     `json:"firstName"`
+	LastName      string     `json:"lastName"`
+	FullName      string     `json:"fullName"`
+	Active        bool       `json:"active"`
+	IsLegal       bool       `json:"isLegal"`
+	IsStaff       bool       `json:"isStaff"`
+	AdmissionDate *Time      `json:"admissionDate"`
+	Office        *officeDTO `json:"office"`
+}
+
+func toStaff(u user.User) staffDTO {
+	return staffDTO{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, FullName: u.FullName(),
+		Active: u.Active, IsLegal: u.IsLegal, IsStaff: u.IsStaff, AdmissionDate: timePtr(u.AdmissionDate), Office: toOfficePtr(u.Office)}
+}
+
+type remunerationDTO struct {
+	ID                   int64        `json:"id"`
+	StaffID              int64        `json:"staffId"`
+	FTELoad              json.Number  `json:"fteLoad"`
+	RemunerationIncSuper json.Number  `json:"remunerationIncSuper"`
+	CostPerHour          json.Number  `json:"costPerHour"`
+	PQY                  *json.Number `json:"pqy"`
+	BillingRate          json.Number  `json:"billingRate"`
+	BillablePercentage   json.Number  `json:"billablePercentage"`
+	KPI                  json.Number  `json:"kpi"`
+	KPIBillable          json.Number  `json:"kpiBillable"`
+	KPIInvoiced          json.Number  `json:"kpiInvoiced"`
+	RemunerationDate     Time         `json:"remunerationDate"`
+	CommencementDate     Time         `json:"commencementDate"`
+	TerminationDate      *Time        `json:"terminationDate"`
+	Staff                staffDTO     `json:"staff"`
+}
+
+func toRemuneration(sr user.StaffRemuneration) remunerationDTO {
+	r := sr.Remuneration
+	return remunerationDTO{ID: r.ID, StaffID: r.StaffID, FTELoad: plain(r.FTELoad), RemunerationIncSuper: money(r.RemunerationIncSuper),
+		CostPerHour: money(r.CostPerHour), PQY: years(r.PQY), BillingRate: money(r.BillingRate), BillablePercentage: plain(r.BillablePercentage),
+		KPI: money(r.KPI), KPIBillable: money(r.KPIBillable), KPIInvoiced: money(r.KPIInvoiced),
+		RemunerationDate: Time(r.RemunerationDate), CommencementDate: Time(r.CommencementDate), TerminationDate: timePtr(r.TerminationDate),
+		Staff: toStaff(sr.Staff)}
+}
+
+type pqeAdjustmentDTO struct {
+	ID        int64    `json:"id"`
+	StaffID   int64    `json:"staffId"`
+	Name      string   `json:"name"`
+	Details   string   `json:"details"`
+	StartDate Time     `json:"startDate"`
+	EndDate   Time     `json:"endDate"`
+	Staff     staffDTO `json:"staff"`
+}
+
+func toPQEAdjustment(sa user.StaffAdjustment) pqeAdjustmentDTO {
+	a := sa.PQEAdjustment
+	return pqeAdjustmentDTO{ID: a.ID, StaffID: a.StaffID, Name: a.Name, Details: a.Details,
+		StartDate: Time(a.StartDate), EndDate: Time(a.EndDate), Staff: toStaff(sa.Staff)}
+}
+
+type remunerationIn struct {
+	StaffID              int64    `json:"staffId"`
+	FTELoad              numberIn `json:"fteLoad"`
+	RemunerationIncSuper numberIn `json:"remunerationIncSuper"`
+	BillingRate          numberIn `json:"billingRate"`
+	BillablePercentage   numberIn `json:"billablePercentage"`
+	RemunerationDate     dateIn   `json:"remunerationDate"`
+	CommencementDate     dateIn   `json:"commencementDate"`
+	TerminationDate      dateIn   `json:"terminationDate"`
+}
+
+// remuneration converts the body. Missing required values are reported
+// here with the wrong-kind ones; the rules on values are the domain's.
+func (in remunerationIn) remuneration() (remuneration.Remuneration, error) {
+	f := domain.FieldErrors{}
+	r := remuneration.Remuneration{StaffID: in.StaffID}
+	r.FTELoad = in.FTELoad.required("fteLoad", f)
+	r.RemunerationIncSuper = in.RemunerationIncSuper.required("remunerationIncSuper", f)
+	if d := in.BillingRate.optional("billingRate", f); d != nil {
+		r.BillingRate = *d
+	}
+	if d := in.BillablePercentage.optional("billablePercentage", f); d != nil {
+		r.BillablePercentage = *d
+	}
+	r.RemunerationDate = in.RemunerationDate.value("remunerationDate", f)
+	r.CommencementDate = in.CommencementDate.value("commencementDate", f)
+	if t := in.TerminationDate.value("terminationDate", f); !t.IsZero() {
+		r.TerminationDate = &t
+	}
+	r.Normalize()
+	return r, mergeFields(f, r.Validate())
+}
+
+// mergeFields adds the field errors of a domain validation to those found
+// while decoding, skipping fields that already have one, so a client
+// learns about every bad field at once.
+func mergeFields(f domain.FieldErrors, err error) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		for k, v := range de.Fields {
+			if _, seen := f[k]; !seen {
+				f[k] = v
+			}
+		}
+	} else if err != nil {
+		return err
+	}
+	return f.Err()
+}
+
+type pqeAdjustmentIn struct {
+	StaffID   int64  `json:"staffId"`
+	Name      string `json:"name"`
+	Details   string `json:"details"`
+	StartDate dateIn `json:"startDate"`
+	EndDate   dateIn `json:"endDate"`
+}
+
+func (in pqeAdjustmentIn) adjustment() (remuneration.PQEAdjustment, error) {
+	f := domain.FieldErrors{}
+	a := remuneration.PQEAdjustment{StaffID: in.StaffID, Name: in.Name, Details: in.Details,
+		StartDate: in.StartDate.value("startDate", f), EndDate: in.EndDate.value("endDate", f)}
+	a.Normalize()
+	return a, mergeFields(f, a.Validate())
+}
+
+func (s *server) handleRemunerations() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f := domain.FieldErrors{}
+		uf := userFilter(query(r), f)
+		if err := f.Err(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		rs, count, err := s.svc.Remunerations.Remunerations(r.Context(), uf)
+		items := make([]remunerationDTO, len(rs))
+		for i, x := range rs {
+			items[i] = toRemuneration(x)
+		}
+		s.reply(w, r, http.StatusOK, newPage(items, count, uf.Offset), err)
+	}
+}
+
+func (s *server) handleRemuneration() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		x, err := s.svc.Remunerations.Remuneration(r.Context(), id)
+		s.reply(w, r, http.StatusOK, toRemuneration(x), err)
+	}
+}
+
+func (s *server) handleLatestRemuneration() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		x, err := s.svc.Remunerations.LatestRemuneration(r.Context(), id)
+		s.reply(w, r, http.StatusOK, toRemuneration(x), err)
+	}
+}
+
+func (s *server) handleCreateRemuneration() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body remunerationIn
+		if err := decode(r, &body); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		in, err := body.remuneration()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		x, err := s.svc.Remunerations.CreateRemuneration(r.Context(), in)
+		s.reply(w, r, http.StatusOK, toRemuneration(x), err)
+	}
+}
+
+func (s *server) handlePQEAdjustments() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		f := domain.FieldErrors{}
+		limit, offset := paging(query(r), f)
+		if err := f.Err(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		as, count, err := s.svc.Remunerations.PQEAdjustments(r.Context(), id, limit, offset)
+		items := make([]pqeAdjustmentDTO, len(as))
+		for i, a := range as {
+			items[i] = toPQEAdjustment(a)
+		}
+		s.reply(w, r, http.StatusOK, newPage(items, count, offset), err)
+	}
+}
+
+func (s *server) handleCreatePQEAdjustment() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body pqeAdjustmentIn
+		if err := decode(r, &body); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		in, err := body.adjustment()
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		x, err := s.svc.Remunerations.CreatePQEAdjustment(r.Context(), in)
+		s.reply(w, r, http.StatusOK, toPQEAdjustment(x), err)
+	}
+}

@@ -1,0 +1,300 @@
+// Package users is the user administration use case: the current user,
+// user lists and reviewers, creating, changing and soft-deleting users,
+// password changes, offices, and the reviewers of offerings. Every method
+// checks the caller's permission itself, in addition to the route-level
+// check of the HTTP adapter.
+package users
+
+import (
+	"context"
+	"errors"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/user"
+	"counsel/ports"
+)
+
+// MaxLimit is the largest page a list returns (API-DECISIONS 1).
+const MaxLimit = 100
+
+// Deps are the ports the service uses.
+type Deps struct {
+	Store ports.UserStore
+	// Roles tells which roles are system-admin roles.
+	Roles ports.RoleStore
+	// Hasher hashes the password of a new user.
+	Hasher ports.PasswordHasher
+	// Passwords changes passwords (the accounts service).
+	Passwords ports.PasswordSetter
+	Clock     ports.Clock
+	// Access is told when who may do what changes (users deleted,
+	// deactivated, roles replaced), so cached principals are checked again.
+	Access interface{ Invalidate() }
+}
+
+// Service implements ports.UserService.
+type Service struct{ d Deps }
+
+var _ ports.UserService = (*Service)(nil)
+
+// New returns the user service.
+func New(d Deps) *Service { return &Service{d: d} }
+
+// require returns the caller in ctx, EUNAUTHORIZED without one and
+// EFORBIDDEN when the caller lacks any of perms.
+func require(ctx context.Context, perms ...account.Permission) (account.Principal, error) {
+	p, ok := account.FromContext(ctx)
+	if !ok {
+		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	for _, perm := range perms {
+		if !p.Can(perm) {
+			return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
+		}
+	}
+	return p, nil
+}
+
+// Me implements ports.UserService.
+func (s *Service) Me(ctx context.Context) (user.Profile, error) {
+	p, err := require(ctx)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	prof, err := s.d.Store.Profile(ctx, p.UserID, false)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	prof.ComputePQY(s.d.Clock.Now())
+	return prof, nil
+}
+
+// MeFormatted implements ports.UserService.
+func (s *Service) MeFormatted(ctx context.Context) (user.User, error) {
+	p, err := require(ctx)
+	if err != nil {
+		return user.User{}, err
+	}
+	return s.d.Store.User(ctx, p.UserID)
+}
+
+// Users implements ports.UserService.
+func (s *Service) Users(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
+	if _, err := require(ctx); err != nil {
+		return nil, 0, err
+	}
+	f.Normalize()
+	if err := f.Validate(); err != nil {
+		return nil, 0, err
+	}
+	f.Limit = min(f.Limit, MaxLimit)
+	return s.d.Store.Users(ctx, f)
+}
+
+// User implements ports.UserService.
+func (s *Service) User(ctx context.Context, id int64) (user.Profile, error) {
+	if _, err := require(ctx); err != nil {
+		return user.Profile{}, err
+	}
+	prof, err := s.d.Store.Profile(ctx, id, true)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	prof.ComputePQY(s.d.Clock.Now())
+	return prof, nil
+}
+
+// checkRoles refuses too many or malformed role ids (EINVALID), roles that
+// do not exist (ENOTFOUND) and system-admin
+// roles given by a caller who is not a system admin (EFORBIDDEN): holding
+// UsersCreate or UsersEdit must not be a way to make an administrator.
+func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]int64) error {
+	if err := user.ValidateRoleIDs(ids); err != nil {
+		return err
+	}
+	if ids == nil {
+		return nil
+	}
+	for _, id := range *ids {
+		r, err := s.d.Roles.Role(ctx, id)
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			return domain.Errorf(domain.ENOTFOUND, "role %d not found", id)
+		} else if err != nil {
+			return err
+		}
+		if r.IsSystemAdmin && !p.SystemAdmin {
+			return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may give the role %s", r.Name)
+		}
+	}
+	return nil
+}
+
+// addFields copies the field errors of an EINVALID err into f.
+func addFields(f domain.FieldErrors, err error) {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		for k, v := range de.Fields {
+			f[k] = append(f[k], v...)
+		}
+	}
+}
+
+// CreateUser implements ports.UserService.
+func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, error) {
+	p, err := require(ctx, account.UsersCreate)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	u := user.New()
+	u.Apply(in.Patch)
+	f := domain.FieldErrors{}
+	addFields(f, u.Validate())
+	password := ""
+	if in.Password != nil {
+		password = *in.Password
+	}
+	if password != "" {
+		addFields(f, account.ValidatePassword("password", password))
+	}
+	if err := f.Err(); err != nil {
+		return user.Profile{}, err
+	}
+	if err := s.checkRoles(ctx, p, in.RoleIDs); err != nil {
+		return user.Profile{}, err
+	}
+	hash := ""
+	if password != "" {
+		if hash, err = s.d.Hasher.Hash(ctx, password); err != nil {
+			return user.Profile{}, err
+		}
+	}
+	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	prof.ComputePQY(s.d.Clock.Now())
+	return prof, nil
+}
+
+// UpdateUser implements ports.UserService.
+func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user.Profile, error) {
+	p, err := require(ctx, account.UsersEdit)
+	if err != nil {
+		return user.Profile{}, err
+	}
+	if err := s.checkRoles(ctx, p, in.RoleIDs); err != nil {
+		return user.Profile{}, err
+	}
+	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, func(u *user.User) error {
+		u.Apply(in.Patch)
+		return u.Validate()
+	})
+	if err != nil {
+		return user.Profile{}, err
+	}
+	// Activity and roles decide access; the next request re-reads them.
+	s.d.Access.Invalidate()
+	prof.ComputePQY(s.d.Clock.Now())
+	return prof, nil
+}
+
+// DeleteUser implements ports.UserService.
+func (s *Service) DeleteUser(ctx context.Context, id int64) error {
+	p, err := require(ctx, account.UsersDelete)
+	if err != nil {
+		return err
+	}
+	if id == p.UserID {
+		return domain.Errorf(domain.ECONFLICT, "you cannot delete yourself")
+	}
+	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now()); err != nil {
+		return err
+	}
+	s.d.Access.Invalidate()
+	return nil
+}
+
+// ChangePassword implements ports.UserService. The accounts service
+// validates, hashes, revokes the sessions and invalidates cached
+// principals.
+func (s *Service) ChangePassword(ctx context.Context, id int64, password string) error {
+	p, err := require(ctx)
+	if err != nil {
+		return err
+	}
+	if id == 0 {
+		id = p.UserID
+	}
+	if id != p.UserID && !p.Can(account.UsersEdit) {
+		return domain.Errorf(domain.EFORBIDDEN, "changing another user's password requires the UsersEdit permission")
+	}
+	if id < 0 {
+		return domain.Errorf(domain.ENOTFOUND, "user not found")
+	}
+	return s.d.Passwords.SetPassword(ctx, id, password)
+}
+
+// Offices implements ports.UserService.
+func (s *Service) Offices(ctx context.Context) ([]user.Office, error) {
+	if _, err := require(ctx); err != nil {
+		return nil, err
+	}
+	return s.d.Store.Offices(ctx)
+}
+
+// Office implements ports.UserService.
+func (s *Service) Office(ctx context.Context, id int64) (user.Office, error) {
+	if _, err := require(ctx); err != nil {
+		return user.Office{}, err
+	}
+	return s.d.Store.Office(ctx, id)
+}
+
+// CreateOffice implements ports.UserService.
+func (s *Service) CreateOffice(ctx context.Context, p user.OfficePatch) (user.Office, error) {
+	if _, err := require(ctx, account.OfficesEdit); err != nil {
+		return user.Office{}, err
+	}
+	o := user.NewOffice()
+	o.Apply(p)
+	if err := o.Validate(); err != nil {
+		return user.Office{}, err
+	}
+	return s.d.Store.CreateOffice(ctx, o)
+}
+
+// UpdateOffice implements ports.UserService.
+func (s *Service) UpdateOffice(ctx context.Context, id int64, p user.OfficePatch) (user.Office, error) {
+	if _, err := require(ctx, account.OfficesEdit); err != nil {
+		return user.Office{}, err
+	}
+	return s.d.Store.UpdateOffice(ctx, id, func(o *user.Office) error {
+		o.Apply(p)
+		return o.Validate()
+	})
+}
+
+// AddReviewers implements ports.UserService.
+func (s *Service) AddReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
+	if _, err := require(ctx, account.OfferingsEdit); err != nil {
+		return nil, err
+	}
+	ids, err := user.ReviewerIDs(userIDs)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.Store.AddReviewers(ctx, offeringID, ids)
+}
+
+// RemoveReviewers implements ports.UserService.
+func (s *Service) RemoveReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
+	if _, err := require(ctx, account.OfferingsEdit); err != nil {
+		return nil, err
+	}
+	ids, err := user.ReviewerIDs(userIDs)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.Store.RemoveReviewers(ctx, offeringID, ids)
+}
