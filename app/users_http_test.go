@@ -667,3 +667,42 @@ func TestChangePassword(t *testing.T) {
 	is.Equal(change(editor, `{"password":`), 400)                                            // malformed
 	is.Equal(s.Do(t, "POST", "/api/users/changepassword", "", map[string]any{"password": "long-enough-1"}).Header.Get("WWW-Authenticate"), "Bearer")
 }
+
+// TestAdministratorsAreNotTakenOver: UsersEdit does not let a caller who
+// is not a system administrator change an administrator's password or
+// account, or give or take the system-admin role.
+func TestAdministratorsAreNotTakenOver(t *testing.T) {
+	s := apptest.New(t)
+	admin := s.Admin(t)
+	editorID, editor := s.User(t, account.UsersEdit, account.UsersView)
+	var roles []struct {
+		ID            int64
+		IsSystemAdmin bool
+	}
+	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
+	var adminRole int64
+	for _, r := range roles {
+		if r.IsSystemAdmin {
+			adminRole = r.ID
+		}
+	}
+	tests := []struct {
+		name, method, path string
+		body               any
+	}{
+		{"password of an administrator", "POST", "/api/users/changepassword", map[string]any{"id": 1, "password": "taken-over-1"}},
+		{"edit an administrator", "PUT", "/api/users/1", map[string]any{"email": "mine@example.com"}},
+		{"give oneself the admin role", "POST", fmt.Sprintf("/api/users/%d/roles/%d", editorID, adminRole), nil},
+		{"take the admin role", "DELETE", fmt.Sprintf("/api/users/1/roles/%d", adminRole), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			r := s.Do(t, tt.method, tt.path, editor, tt.body)
+			is.Equal(r.Status, 403) // refused
+		})
+	}
+	is := is.New(t)
+	is.Equal(s.Do(t, "POST", "/api/users/changepassword", editor, map[string]any{"password": "my-own-new-1"}).Status, 200) // their own password
+	s.Login(t, apptest.AdminEmail, apptest.AdminPassword)                                                                  // the administrator's password is unchanged
+}

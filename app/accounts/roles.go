@@ -9,21 +9,6 @@ import (
 	"counsel/ports"
 )
 
-// Require returns the caller in ctx, EUNAUTHORIZED without one and
-// EFORBIDDEN when the caller lacks any of perms.
-func Require(ctx context.Context, perms ...account.Permission) (account.Principal, error) {
-	p, ok := account.FromContext(ctx)
-	if !ok {
-		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
-	}
-	for _, perm := range perms {
-		if !p.Can(perm) {
-			return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
-		}
-	}
-	return p, nil
-}
-
 // Roles implements ports.RoleService. Changes invalidate cached principals
 // through inv so they apply to the next request.
 type Roles struct {
@@ -40,7 +25,7 @@ func NewRoles(store ports.RoleStore, inv interface{ Invalidate() }) *Roles {
 
 // Permissions lists every permission name.
 func (r *Roles) Permissions(ctx context.Context) ([]string, error) {
-	if _, err := Require(ctx, account.PermissionsView); err != nil {
+	if _, err := account.Require(ctx, account.PermissionsView); err != nil {
 		return nil, err
 	}
 	return account.AllPermissionSet.Names(), nil
@@ -48,7 +33,7 @@ func (r *Roles) Permissions(ctx context.Context) ([]string, error) {
 
 // MyPermissions lists the caller's permission names.
 func (r *Roles) MyPermissions(ctx context.Context) ([]string, error) {
-	p, err := Require(ctx)
+	p, err := account.Require(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +42,7 @@ func (r *Roles) MyPermissions(ctx context.Context) ([]string, error) {
 
 // Roles lists every role.
 func (r *Roles) Roles(ctx context.Context) ([]account.Role, error) {
-	if _, err := Require(ctx, account.RolesView); err != nil {
+	if _, err := account.Require(ctx, account.RolesView); err != nil {
 		return nil, err
 	}
 	return r.store.Roles(ctx)
@@ -65,7 +50,7 @@ func (r *Roles) Roles(ctx context.Context) ([]account.Role, error) {
 
 // Role returns one role.
 func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
-	if _, err := Require(ctx, account.RolesView); err != nil {
+	if _, err := account.Require(ctx, account.RolesView); err != nil {
 		return account.Role{}, err
 	}
 	return r.store.Role(ctx, id)
@@ -73,7 +58,7 @@ func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
 
 // CreateRole adds a role.
 func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
-	if _, err := Require(ctx, account.RolesCreate); err != nil {
+	if _, err := account.Require(ctx, account.RolesCreate); err != nil {
 		return account.Role{}, err
 	}
 	if err := in.Validate(); err != nil {
@@ -84,7 +69,7 @@ func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.R
 
 // UpdateRole changes a role.
 func (r *Roles) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
-	if _, err := Require(ctx, account.RolesEdit); err != nil {
+	if _, err := account.Require(ctx, account.RolesEdit); err != nil {
 		return account.Role{}, err
 	}
 	if err := in.Validate(); err != nil {
@@ -97,7 +82,7 @@ func (r *Roles) UpdateRole(ctx context.Context, id int64, in account.RoleInput) 
 
 // DeleteRole removes a role.
 func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
-	if _, err := Require(ctx, account.RolesDelete); err != nil {
+	if _, err := account.Require(ctx, account.RolesDelete); err != nil {
 		return err
 	}
 	err := r.store.DeleteRole(ctx, id)
@@ -118,7 +103,7 @@ func (r *Roles) RolePermissions(ctx context.Context, id int64) ([]string, error)
 // SetRolePermissions replaces a role's permissions. Unknown names are an
 // EINVALID error listing the accepted ones.
 func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string) ([]string, error) {
-	if _, err := Require(ctx, account.RolesEdit); err != nil {
+	if _, err := account.Require(ctx, account.RolesEdit); err != nil {
 		return nil, err
 	}
 	var set account.PermissionSet
@@ -140,28 +125,50 @@ func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string
 
 // UserRoles lists a user's roles.
 func (r *Roles) UserRoles(ctx context.Context, userID int64) ([]account.Role, error) {
-	if _, err := Require(ctx, account.UsersView); err != nil {
+	if _, err := account.Require(ctx, account.UsersView); err != nil {
 		return nil, err
 	}
 	return r.store.UserRoles(ctx, userID)
 }
 
-// AddUserRole gives a user a role.
-func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
-	if _, err := Require(ctx, account.UsersEdit); err != nil {
+// guardAdminRole refuses to give or take a system-admin role unless the
+// caller is a system administrator: UsersEdit must not be a way to make,
+// or unmake, an administrator.
+func (r *Roles) guardAdminRole(ctx context.Context, p account.Principal, roleID int64) error {
+	role, err := r.store.Role(ctx, roleID)
+	if err != nil {
 		return err
 	}
-	err := r.store.AddUserRole(ctx, userID, roleID)
+	if role.IsSystemAdmin && !p.SystemAdmin {
+		return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may give or take the role %s", role.Name)
+	}
+	return nil
+}
+
+// AddUserRole gives a user a role.
+func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if err := r.guardAdminRole(ctx, p, roleID); err != nil {
+		return err
+	}
+	err = r.store.AddUserRole(ctx, userID, roleID)
 	r.inv.Invalidate()
 	return err
 }
 
 // RemoveUserRole takes a role from a user.
 func (r *Roles) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
-	if _, err := Require(ctx, account.UsersEdit); err != nil {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
 		return err
 	}
-	err := r.store.RemoveUserRole(ctx, userID, roleID)
+	if err := r.guardAdminRole(ctx, p, roleID); err != nil {
+		return err
+	}
+	err = r.store.RemoveUserRole(ctx, userID, roleID)
 	r.inv.Invalidate()
 	return err
 }

@@ -34,24 +34,9 @@ var _ ports.RemunerationService = (*Service)(nil)
 // New returns the remuneration service.
 func New(store ports.RemunerationStore) *Service { return &Service{store: store} }
 
-// require returns the caller in ctx, EUNAUTHORIZED without one and
-// EFORBIDDEN when the caller lacks any of perms.
-func require(ctx context.Context, perms ...account.Permission) (account.Principal, error) {
-	p, ok := account.FromContext(ctx)
-	if !ok {
-		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
-	}
-	for _, perm := range perms {
-		if !p.Can(perm) {
-			return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
-		}
-	}
-	return p, nil
-}
-
 // Remunerations implements ports.RemunerationService.
 func (s *Service) Remunerations(ctx context.Context, f user.Filter) ([]user.StaffRemuneration, int64, error) {
-	if _, err := require(ctx); err != nil {
+	if _, err := account.Require(ctx); err != nil {
 		return nil, 0, err
 	}
 	f.Normalize()
@@ -64,7 +49,7 @@ func (s *Service) Remunerations(ctx context.Context, f user.Filter) ([]user.Staf
 
 // Remuneration implements ports.RemunerationService.
 func (s *Service) Remuneration(ctx context.Context, id int64) (user.StaffRemuneration, error) {
-	if _, err := require(ctx); err != nil {
+	if _, err := account.Require(ctx); err != nil {
 		return user.StaffRemuneration{}, err
 	}
 	return s.store.Remuneration(ctx, id)
@@ -72,7 +57,7 @@ func (s *Service) Remuneration(ctx context.Context, id int64) (user.StaffRemuner
 
 // LatestRemuneration implements ports.RemunerationService.
 func (s *Service) LatestRemuneration(ctx context.Context, staffID int64) (user.StaffRemuneration, error) {
-	if _, err := require(ctx); err != nil {
+	if _, err := account.Require(ctx); err != nil {
 		return user.StaffRemuneration{}, err
 	}
 	return s.store.LatestRemuneration(ctx, staffID)
@@ -81,7 +66,7 @@ func (s *Service) LatestRemuneration(ctx context.Context, staffID int64) (user.S
 // CreateRemuneration implements ports.RemunerationService. The client's
 // id, if any, is ignored: the store assigns one.
 func (s *Service) CreateRemuneration(ctx context.Context, r remuneration.Remuneration) (user.StaffRemuneration, error) {
-	if _, err := require(ctx, account.RemunerationsCreate); err != nil {
+	if _, err := account.Require(ctx, account.RemunerationsCreate); err != nil {
 		return user.StaffRemuneration{}, err
 	}
 	r.ID = 0
@@ -94,7 +79,7 @@ func (s *Service) CreateRemuneration(ctx context.Context, r remuneration.Remuner
 
 // PQEAdjustments implements ports.RemunerationService.
 func (s *Service) PQEAdjustments(ctx context.Context, staffID, limit, offset int64) ([]user.StaffAdjustment, int64, error) {
-	if _, err := require(ctx); err != nil {
+	if _, err := account.Require(ctx); err != nil {
 		return nil, 0, err
 	}
 	f := domain.FieldErrors{}
@@ -115,7 +100,7 @@ func (s *Service) PQEAdjustments(ctx context.Context, staffID, limit, offset int
 // RemunerationsCreate. The permission is checked before the fields, so a
 // caller without it learns nothing about other staff members.
 func (s *Service) CreatePQEAdjustment(ctx context.Context, a remuneration.PQEAdjustment) (user.StaffAdjustment, error) {
-	p, err := require(ctx)
+	p, err := account.Require(ctx)
 	if err != nil {
 		return user.StaffAdjustment{}, err
 	}

@@ -3,6 +3,8 @@ package account
 import (
 	"context"
 	"strings"
+
+	"counsel/domain"
 )
 
 // Permission is one named right. Permissions are kept as a bit set so that
@@ -147,6 +149,23 @@ type principalKey struct{}
 // NewContext returns ctx carrying p.
 func NewContext(ctx context.Context, p Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// Require returns the caller in ctx, EUNAUTHORIZED without one and
+// EFORBIDDEN when the caller lacks any of perms. Every use case starts
+// with it: authorization is checked in the use case as well as on the
+// route.
+func Require(ctx context.Context, perms ...Permission) (Principal, error) {
+	p, ok := FromContext(ctx)
+	if !ok {
+		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	for _, perm := range perms {
+		if !p.Can(perm) {
+			return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
+		}
+	}
+	return p, nil
 }
 
 // FromContext returns the principal in ctx, if any.
