@@ -19,12 +19,14 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/blobfs"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/app/accounts"
+	"counsel/app/contracts"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -41,6 +43,10 @@ type App struct {
 	stop     context.CancelFunc
 	done     chan struct{}
 	closers  []func() error
+
+	// Contracts is the contract use case; tests drive its expiry sweep
+	// (ExpireDue) with the fake clock.
+	Contracts *contracts.Service
 }
 
 type systemClock struct{}
@@ -138,10 +144,15 @@ func (a *App) wire(ctx context.Context) error {
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
 	roles := accounts.NewRoles(sqlite.NewRoleStore(a.db), a.Accounts)
+	if err := a.wireContracts(); err != nil {
+		return err
+	}
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
 		Accounts: a.Accounts,
 		Roles:    roles,
 		Ready:    a.db.Ping,
+
+		Contracts: a.Contracts,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
@@ -149,6 +160,34 @@ func (a *App) wire(ctx context.Context) error {
 		AuthRateLimit:  cfg.AuthRateLimit,
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
+	})
+	return nil
+}
+
+// sweepInterval is how often Signed contracts past their end date are
+// expired (API-DECISIONS 5).
+const sweepInterval = time.Minute
+
+// wireContracts builds the contract module over the database and the
+// document folder, and starts the expiry sweep, which Close stops.
+func (a *App) wireContracts() error {
+	blobs, err := blobfs.Open(a.cfg.DataDir, a.cfg.Rand)
+	if err != nil {
+		return err
+	}
+	a.Contracts = contracts.New(contracts.Deps{
+		Store: sqlite.NewContractStore(a.db), Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Contracts.RunExpirySweep(ctx, sweepInterval)
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
 	})
 	return nil
 }

@@ -21,13 +21,14 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
+	rs = append(rs, s.contractRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), contractSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -25,6 +25,8 @@ import (
 type Services struct {
 	Accounts ports.AccountService
 	Roles    ports.RoleService
+	// Contracts is the contract module (contracts, documents, history).
+	Contracts ports.ContractService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

@@ -347,10 +347,10 @@ func TestContractStoreFilters(t *testing.T) {
 					})
 					f := f
 					f.SortBy, f.SortDesc = by, desc
-					// Read every page of 7 and join them.
+					// Read every page of 25 and join them.
 					var got []contract.Contract
-					for f.Offset = 0; ; f.Offset += 7 {
-						f.Limit = 7
+					for f.Offset = 0; ; f.Offset += 25 {
+						f.Limit = 25
 						page, n, err := s.Contracts(ctx, f)
 						is.NoErr(err)                 // listed
 						is.Equal(n, int64(len(want))) // count of all matches
