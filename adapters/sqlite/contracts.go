@@ -118,11 +118,11 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 	err = s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
 			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
 			c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-			c.DigitalContractID, c.DigitalContractSubmissionID, ms(c.CreatedAt), ms(c.UpdatedAt))
+			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
 		if err != nil {
 			return err
 		}
@@ -165,10 +165,10 @@ func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c 
 		if _, err := tx.ExecContext(ctx, `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
 			status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
 			matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
-			updated_at = ? WHERE id = ?`,
+			is_digital = ?, updated_at = ? WHERE id = ?`,
 			c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
 			c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-			c.DigitalContractID, c.DigitalContractSubmissionID, ms(c.UpdatedAt), id); err != nil {
+			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
 			return err
 		}
 		if err := insertAudit(ctx, tx, id, entries); err != nil {
@@ -332,8 +332,44 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// Contracts implements ports.ContractStore. The page and the count are
-// read in one read transaction, so they agree.
+// walkThreshold is the number of matches above which a page is read by
+// walking the sort order and testing each contract against the filter,
+// rather than finding every match and sorting them: past it a page of 100
+// turns up within a few thousand contracts of any table. A variable so
+// that tests can take both paths over a small table.
+var walkThreshold int64 = 2000
+
+// byFilterIndex reports whether the filter's conditions are all in
+// contracts_filter and include one only that index covers (type, signed,
+// digital): then counting reads that narrow index, at worst all of it,
+// and never the table. The planner cannot tell this from the
+// statistics: it takes a date range for a selective one.
+func byFilterIndex(f contract.Filter) bool {
+	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
+		f.Related == contract.RelatedNone && (len(f.Types) > 0 || f.IsSigned != nil || f.IsDigital != nil)
+}
+
+// sortIndexes names the index of each order, alone and behind status.
+var sortIndexes = map[contract.SortField][2]string{
+	contract.SortUpdatedAt:    {"contracts_updated", "contracts_status_updated"},
+	contract.SortCreatedAt:    {"contracts_created", "contracts_status_created"},
+	contract.SortContractName: {"contracts_name", "contracts_status_name"},
+	contract.SortStartDate:    {"contracts_start", "contracts_status_start"},
+	contract.SortEndDate:      {"contracts_end", "contracts_status_end"},
+	contract.SortAmount:       {"contracts_amount", "contracts_status_amount"},
+}
+
+// Contracts implements ports.ContractStore. The count and the page are
+// read in one read transaction, so they agree. The page's ids come first
+// and only their rows are read, so rows skipped by Offset cost an index
+// entry, not a row.
+//
+// A search is the costly part (reading the trigram index, or LIKE over
+// the text), so it runs once: the ids of the page and the number of all
+// matches come from one query (count(*) OVER ()). Otherwise the count
+// comes first, from a covering index, and decides how the page is read: a
+// few matches are found through the filter's indexes and sorted; many are
+// met by walking the sort order's index.
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	where, args := whereContracts(f)
 	dir := "ASC"
@@ -346,16 +382,39 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		return nil, 0, err
 	}
 	defer tx.Rollback()
-	var count int64
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count); err != nil {
-		return nil, 0, err
+	count := int64(-1)
+	var ids []any
+	if strings.TrimSpace(f.Search) != "" && f.Limit > 0 {
+		if ids, count, err = pageWithCount(ctx, tx, where+order, args, f); err != nil {
+			return nil, 0, err
+		}
+	}
+	if count < 0 { // not known yet: no search, or Offset past the matches
+		from := " FROM contracts c"
+		if byFilterIndex(f) {
+			from = " FROM contracts c INDEXED BY contracts_filter"
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
+			return nil, 0, err
+		}
 	}
 	items := []contract.Contract{}
 	if count == 0 || f.Limit == 0 || f.Offset >= count {
 		return items, count, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c`+where+order+` LIMIT ? OFFSET ?`,
-		append(args, f.Limit, f.Offset)...)
+	var rows *sql.Rows
+	if ids != nil {
+		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
+	} else {
+		from := " FROM contracts c"
+		if count > walkThreshold {
+			from += " INDEXED BY " + walkIndex(f)
+		} else if byFilterIndex(f) {
+			from += " INDEXED BY contracts_filter"
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (SELECT c.id`+from+
+			where+order+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -370,6 +429,38 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	return items, count, rows.Err()
 }
 
+// pageWithCount reads the ids of one page and the number of all matches
+// in one pass. count is -1 when the page is empty (Offset past the
+// matches), which tells nothing of the count.
+func pageWithCount(ctx context.Context, tx *sql.Tx, whereOrder string, args []any, f contract.Filter) ([]any, int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, count(*) OVER () FROM contracts c`+whereOrder+` LIMIT ? OFFSET ?`,
+		append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	ids, count := []any{}, int64(-1)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &count); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, count, rows.Err()
+}
+
+// walkIndex is the index a page is read in order from when it has many
+// matches: the sort order's behind status when the filter names exactly
+// one status (its contracts are then one range in order), else the sort
+// order's own, testing each contract against the filter.
+func walkIndex(f contract.Filter) string {
+	if len(f.Statuses) == 1 {
+		return sortIndexes[f.SortBy][1]
+	}
+	return sortIndexes[f.SortBy][0]
+}
+
 // ImportContracts inserts many contracts in one transaction, each with a
 // created entry by user userID at its CreatedAt. It is for bulk imports
 // and for seeding benchmarks; the API creates contracts one at a time.
@@ -378,8 +469,8 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
 			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -401,7 +492,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 			}
 			res, err := ins.ExecContext(ctx, c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate),
 				nullMs(c.EndDate), amount, c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID),
-				nullInt(c.ProjectID), c.DigitalContractID, c.DigitalContractSubmissionID, ms(c.CreatedAt), ms(c.UpdatedAt))
+				nullInt(c.ProjectID), c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
 			if err != nil {
 				return err
 			}
