@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -555,15 +556,37 @@ type fields map[string]json.RawMessage
 
 // readFields decodes a JSON object body.
 func readFields(r *http.Request) (fields, error) {
-	var raw map[string]json.RawMessage
-	if err := decode(r, &raw); err != nil {
+	var fs fields
+	if err := decode(r, &fs); err != nil {
 		return nil, err
 	}
-	fs := fields{}
-	for k, v := range raw {
-		fs[strings.ToLower(k)] = v
-	}
 	return fs, nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It reads the members in
+// order, so that of two names differing only in case the last wins, as
+// encoding/json does for structs.
+func (fs *fields) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // the opening brace; decode checked it is one
+		return err
+	}
+	out := fields{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		out[strings.ToLower(key)] = raw
+	}
+	*fs = out
+	return nil
 }
 
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
