@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/blobfs"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/oidc"
@@ -27,6 +28,7 @@ import (
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/app/accounts"
+	"counsel/app/contracts"
 	"counsel/app/remunerations"
 	"counsel/app/users"
 	"counsel/domain/account"
@@ -45,6 +47,10 @@ type App struct {
 	stop     context.CancelFunc
 	done     chan struct{}
 	closers  []func() error
+
+	// Contracts is the contract use case; tests drive its expiry sweep
+	// (ExpireDue) with the fake clock.
+	Contracts *contracts.Service
 }
 
 type systemClock struct{}
@@ -154,11 +160,15 @@ func (a *App) wire(ctx context.Context) error {
 	userSvc := users.New(users.Deps{Store: sqlite.NewUserStore(a.db), Roles: roleStore, Hasher: hasher,
 		Passwords: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(sqlite.NewRemunerationStore(a.db))
+	if err := a.wireContracts(); err != nil {
+		return err
+	}
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,
+		Contracts:     a.Contracts,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
@@ -206,6 +216,34 @@ func (a *App) identityProvider(ctx context.Context) (ports.IdentityProvider, acc
 		AllowedDomains: cfg.OIDCAllowedDomains,
 	}, cfg.Clock, a.log)
 	return p, linker, nil
+}
+
+// sweepInterval is how often Signed contracts past their end date are
+// expired (API-DECISIONS 5).
+const sweepInterval = time.Minute
+
+// wireContracts builds the contract module over the database and the
+// document folder, and starts the expiry sweep, which Close stops.
+func (a *App) wireContracts() error {
+	blobs, err := blobfs.Open(a.cfg.DataDir, a.cfg.Rand)
+	if err != nil {
+		return err
+	}
+	a.Contracts = contracts.New(contracts.Deps{
+		Store: sqlite.NewContractStore(a.db), Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Contracts.RunExpirySweep(ctx, sweepInterval)
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+	return nil
 }
 
 // issuer is the iss claim of access tokens.

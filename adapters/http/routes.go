@@ -24,13 +24,14 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
 	rs = append(rs, s.remunerationRoutes()...)
+	rs = append(rs, s.contractRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -33,6 +33,8 @@ type Services struct {
 	// remunerations.go).
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
+	// Contracts is the contract module (contracts, documents, history).
+	Contracts ports.ContractService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

@@ -9,12 +9,15 @@
 package contract
 
 import (
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"counsel/domain"
 	"counsel/domain/decimal"
+
+	"github.com/google/uuid"
 )
 
 // Limits on contract fields.
@@ -26,6 +29,10 @@ const (
 	// MaxAmountDigits bounds an amount below 10^15, so that it fits an
 	// int64 of cents (decimal.Scaled) with room to spare.
 	MaxAmountDigits = 15
+	// MaxTextLength is the longest contractDescription or comments, in
+	// characters: enough for any note, small enough to keep rows and the
+	// search index compact.
+	MaxTextLength = 20000
 )
 
 // Contract is a legal contract tracked by the firm.
@@ -81,7 +88,8 @@ func (c *Contract) Normalize() {
 
 // Validate checks the contract's fields. It returns nil or an EINVALID
 // *domain.Error whose Fields are keyed by the JSON field names
-// (contractName, contractType, status, endDate, amount, currency). It does
+// (contractName, contractType, status, endDate, amount, currency,
+// contractDescription, comments, matterId, clientId, projectId). It does
 // not change c; call Normalize first for input from a client.
 func (c *Contract) Validate() error {
 	f := domain.FieldErrors{}
@@ -110,6 +118,20 @@ func (c *Contract) Validate() error {
 	}
 	if cur := strings.ToUpper(strings.TrimSpace(c.Currency)); cur != "" && !IsCurrencyCode(cur) {
 		f.Add("currency", "currency must be a 3-letter ISO 4217 code")
+	}
+	if utf8.RuneCountInString(c.Description) > MaxTextLength {
+		f.Add("contractDescription", "contractDescription must be at most 20000 characters")
+	}
+	if utf8.RuneCountInString(c.Comments) > MaxTextLength {
+		f.Add("comments", "comments must be at most 20000 characters")
+	}
+	for _, id := range []struct {
+		name string
+		v    *int64
+	}{{"matterId", c.MatterID}, {"clientId", c.ClientID}, {"projectId", c.ProjectID}} {
+		if id.v != nil && *id.v <= 0 {
+			f.Add(id.name, id.name+" must be a positive integer")
+		}
 	}
 	return f.Err()
 }
@@ -188,4 +210,14 @@ func (c *Contract) SubmitForSigning(templateID, submissionID string) (StatusChan
 // date never expires by itself.
 func ShouldExpire(c Contract, now time.Time) bool {
 	return c.Status == Signed && c.EndDate != nil && c.EndDate.Before(now)
+}
+
+// NewUUID returns a random (version 4) UUID for contractUUId, read from
+// random (crypto/rand in production, a fixed stream in tests).
+func NewUUID(random io.Reader) (string, error) {
+	u, err := uuid.NewRandomFromReader(random)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
 }

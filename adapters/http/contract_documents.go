@@ -1,0 +1,232 @@
+package http
+
+import (
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/contract"
+)
+
+// uploadBodyLimit is the body limit of the upload route: the largest
+// document plus room for the multipart framing and small extra fields.
+// The document's own limit (413 past contract.MaxDocumentSize) is checked
+// on the file part itself.
+const uploadBodyLimit = contract.MaxDocumentSize + 1<<20
+
+func documentSchemas() map[string]js {
+	return map[string]js{
+		"ContractDocument": object(js{
+			"id":          integer(),
+			"contractId":  integer(),
+			"fileName":    strDesc("the uploaded file's name, without any folder part or control characters"),
+			"contentType": enum(contract.ContentTypePDF, contract.ContentTypeDOCX),
+			"size":        described(integer(), "bytes"),
+			"sha256":      strDesc("lower-case hex SHA-256 of the bytes"),
+			"uploadedAt":  dateTime(),
+			"uploadedBy":  described(integer(), "the uploading user's id"),
+		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy"),
+		"ContractDocumentList": described(object(js{"items": arrayOf(ref("ContractDocument"))}, "items"),
+			"every document of the contract, oldest first (at most 100; not paged)"),
+		"ContractDocumentUpload": object(js{
+			"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
+				"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"},
+		}, "file"),
+	}
+}
+
+func (s *server) contractDocumentRoutes() []route {
+	h := s.needContracts
+	return []route{
+		{method: "POST", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractEdit), maxBody: uploadBodyLimit, handler: h(s.handleAddDocument()),
+			op: op{summary: "Upload a PDF or DOCX document (multipart/form-data, field file; at most 20 MiB)", tag: "contracts",
+				body: ref("ContractDocumentUpload"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocument"), errs: []int{400, 404, 409, 413, 415}}},
+		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractView), handler: h(s.handleDocuments()),
+			op: op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentList"), errs: []int{404}}},
+		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}/content", access: perm(account.ContractView), handler: h(s.handleDocumentContent()),
+			op: op{summary: "A document's bytes, as an attachment (Range and If-None-Match are honoured)", tag: "contracts",
+				resp:     js{"type": "string", "format": "binary", "description": "Content-Type is the document's (application/pdf or the DOCX type); Content-Disposition: attachment with filename and filename*; ETag is the quoted sha256"},
+				respType: "application/octet-stream", errs: []int{404}}},
+		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
+			op: op{summary: "Remove a document (its row, then its file)", tag: "contracts", ok: 204, errs: []int{404}}},
+	}
+}
+
+type documentDTO struct {
+	ID          int64  `json:"id"`
+	ContractID  int64  `json:"contractId"`
+	FileName    string `json:"fileName"`
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"`
+	UploadedAt  Time   `json:"uploadedAt"`
+	UploadedBy  int64  `json:"uploadedBy"`
+}
+
+func toDocument(d contract.Document) documentDTO {
+	return documentDTO{ID: d.ID, ContractID: d.ContractID, FileName: d.FileName, ContentType: d.ContentType, Size: d.Size,
+		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy}
+}
+
+// uploadReader turns failures to read the request body into client
+// errors: past the route's limit a 413, anything else (a malformed or cut
+// off multipart body) a 400.
+type uploadReader struct{ r io.Reader }
+
+func (u uploadReader) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = bodyError(err)
+	}
+	return n, err
+}
+
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return domain.Errorf(domain.ETOOLARGE, "the request body is larger than %d bytes", mbe.Limit)
+	}
+	return &domain.Error{Code: domain.EINVALID, Message: "the upload could not be read: the multipart body is malformed or incomplete", Err: err}
+}
+
+// filePart finds the part named file, reading past any other parts. The
+// file itself is not read here: the service streams it.
+func filePart(r *http.Request) (*multipart.Part, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, domain.Errorf(domain.EUNSUPPORTED, "send the document as multipart/form-data in the field file")
+	}
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil, domain.Invalid(map[string][]string{"file": {"file is required"}})
+		}
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if part.FormName() == "file" {
+			return part, nil
+		}
+	}
+}
+
+func (s *server) handleAddDocument() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		part, err := filePart(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		// part.FileName keeps only the last element of the client's path;
+		// the domain cleans the rest.
+		d, err := s.svc.Contracts.AddDocument(r.Context(), id, part.FileName(), uploadReader{part})
+		if err == nil {
+			w.Header().Set("Location", "/api/contracts/"+itoa(id)+"/documents/"+itoa(d.ID)+"/content")
+		}
+		s.reply(w, r, http.StatusCreated, toDocument(d), err)
+	}
+}
+
+func (s *server) handleDocuments() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		ds, err := s.svc.Contracts.Documents(r.Context(), id)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		items := make([]documentDTO, len(ds))
+		for i, d := range ds {
+			items[i] = toDocument(d)
+		}
+		encode(w, http.StatusOK, map[string]any{"items": items})
+	}
+}
+
+// attrChar reports whether b may appear unencoded in an RFC 8187 value.
+func attrChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$&+-.^_`|~", b) >= 0
+}
+
+// contentDisposition builds an attachment header that is safe for any
+// file name: filename* carries the exact name percent-encoded as UTF-8
+// (RFC 6266, RFC 8187), and filename an ASCII fallback for old clients
+// with anything risky (quotes, backslashes, controls, non-ASCII) replaced.
+func contentDisposition(name string) string {
+	var fallback, encoded strings.Builder
+	for _, r := range name {
+		if r >= 0x20 && r < 0x7f && r != '"' && r != '\\' && r != '%' {
+			fallback.WriteRune(r)
+		} else {
+			fallback.WriteByte('_')
+		}
+	}
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; attrChar(b) {
+			encoded.WriteByte(b)
+		} else {
+			encoded.WriteByte('%')
+			encoded.WriteByte(hexDigits[b>>4])
+			encoded.WriteByte(hexDigits[b&15])
+		}
+	}
+	return `attachment; filename="` + fallback.String() + `"; filename*=UTF-8''` + encoded.String()
+}
+
+func (s *server) handleDocumentContent() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		docID, err := pathID(r, "docId")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		d, rc, err := s.svc.Contracts.OpenDocument(r.Context(), id, docID)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		defer rc.Close()
+		h := w.Header()
+		h.Set("Content-Type", d.ContentType)
+		h.Set("Content-Disposition", contentDisposition(d.FileName))
+		h.Set("ETag", `"`+d.SHA256+`"`)
+		h.Set("Cache-Control", "private, no-cache")
+		// The bytes are never rendered by the browser as a page.
+		h.Set("Content-Security-Policy", "sandbox")
+		http.ServeContent(w, r, "", d.UploadedAt, rc)
+	}
+}
+
+func (s *server) handleRemoveDocument() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		docID, err := pathID(r, "docId")
+		if err == nil {
+			err = s.svc.Contracts.RemoveDocument(r.Context(), id, docID)
+		}
+		s.reply(w, r, http.StatusNoContent, nil, err)
+	}
+}

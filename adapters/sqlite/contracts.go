@@ -1,0 +1,506 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"counsel/domain"
+	"counsel/domain/contract"
+	"counsel/domain/decimal"
+	"counsel/ports"
+)
+
+// ContractStore implements ports.ContractStore.
+type ContractStore struct{ db *DB }
+
+var _ ports.ContractStore = (*ContractStore)(nil)
+
+// NewContractStore returns the contract store of db.
+func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
+
+// contractColumns are the columns scanContract reads, in order.
+const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
+	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
+	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
+
+// listColumns are the columns of a list item (no long text), in the order
+// scanListItem reads them.
+const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
+	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+// contractRow holds the nullable columns while scanning.
+type contractRow struct {
+	start, end, amount            sql.NullInt64
+	matter, client, project       sql.NullInt64
+	typ, status, created, updated int64
+}
+
+func (r *contractRow) fill(c *contract.Contract) {
+	c.Type, c.Status = contract.Type(r.typ), contract.Status(r.status)
+	c.StartDate, c.EndDate = fromNullMs(r.start), fromNullMs(r.end)
+	if r.amount.Valid {
+		a := decimal.FromScaled(r.amount.Int64, contract.AmountPlaces)
+		c.Amount = &a
+	}
+	c.MatterID, c.ClientID, c.ProjectID = nullID(r.matter), nullID(r.client), nullID(r.project)
+	c.CreatedAt, c.UpdatedAt = fromMs(r.created), fromMs(r.updated)
+}
+
+func nullID(v sql.NullInt64) *int64 {
+	if !v.Valid {
+		return nil
+	}
+	n := v.Int64
+	return &n
+}
+
+func scanContract(s scanner) (contract.Contract, error) {
+	var c contract.Contract
+	var r contractRow
+	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
+		&c.Currency, &c.IsSigned, &c.Comments, &r.matter, &r.client, &r.project,
+		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.updated)
+	r.fill(&c)
+	return c, err
+}
+
+func scanListItem(s scanner) (contract.Contract, error) {
+	var c contract.Contract
+	var r contractRow
+	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
+		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated)
+	r.fill(&c)
+	return c, err
+}
+
+func loadContract(ctx context.Context, q queryer, id int64) (contract.Contract, error) {
+	c, err := scanContract(q.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, notFound("contract")
+	}
+	return c, err
+}
+
+// amountCents encodes an amount as integer cents. Validate bounds amounts
+// below 10^15, so only a value that skipped validation fails here.
+func amountCents(a *decimal.Decimal) (any, error) {
+	if a == nil {
+		return nil, nil
+	}
+	v, ok := a.Round(contract.AmountPlaces).Scaled(contract.AmountPlaces)
+	if !ok {
+		return nil, domain.Errorf(domain.EINVALID, "amount is out of range")
+	}
+	return v, nil
+}
+
+func nullInt(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// CreateContract implements ports.ContractStore.
+func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
+	amount, err := amountCents(c.Amount)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	var out contract.Contract
+	err = s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
+			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
+			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
+			c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
+			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if err := insertAudit(ctx, tx, id, audit); err != nil {
+			return err
+		}
+		out, err = loadContract(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Contract implements ports.ContractStore.
+func (s *ContractStore) Contract(ctx context.Context, id int64) (contract.Contract, error) {
+	return loadContract(ctx, s.db.read, id)
+}
+
+// UpdateContract implements ports.ContractStore.
+func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+	var out contract.Contract
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		c, err := loadContract(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		before := c
+		entries, err := fn(&c)
+		if err != nil {
+			return err
+		}
+		c.ID, c.UUID, c.CreatedAt = before.ID, before.UUID, before.CreatedAt
+		amount, err := amountCents(c.Amount)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
+			status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
+			matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
+			is_digital = ?, updated_at = ? WHERE id = ?`,
+			c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
+			c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
+			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
+			return err
+		}
+		if err := insertAudit(ctx, tx, id, entries); err != nil {
+			return err
+		}
+		out, err = loadContract(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// DeleteContract implements ports.ContractStore.
+func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c contract.Contract) ([]contract.AuditEntry, error)) ([]contract.Document, error) {
+	var docs []contract.Document
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		c, err := loadContract(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		entries, err := fn(c)
+		if err != nil {
+			return err
+		}
+		if docs, err = loadDocuments(ctx, tx, id); err != nil {
+			return err
+		}
+		// The documents' rows go by ON DELETE CASCADE.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return insertAudit(ctx, tx, id, entries)
+	})
+	return docs, err
+}
+
+// DueForExpiry implements ports.ContractStore.
+func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	rows, err := s.db.read.QueryContext(ctx, `SELECT id FROM contracts INDEXED BY contracts_status_end
+		WHERE status = ? AND end_date < ? ORDER BY end_date, id LIMIT ?`, int(contract.Signed), ms(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// sortColumns maps each sort field to its ORDER BY expression; each has
+// an index ending in id.
+var sortColumns = map[contract.SortField]string{
+	contract.SortUpdatedAt:    "c.updated_at",
+	contract.SortCreatedAt:    "c.created_at",
+	contract.SortContractName: "c.contract_name COLLATE NOCASE",
+	contract.SortStartDate:    "c.start_date",
+	contract.SortEndDate:      "c.end_date",
+	contract.SortAmount:       "c.amount",
+}
+
+// minTrigram is the shortest search the trigram index can answer; shorter
+// ones fall back to LIKE.
+const minTrigram = 3
+
+// whereContracts builds the WHERE clause of f and its arguments.
+func whereContracts(f contract.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if s := strings.TrimSpace(f.Search); s != "" {
+		if utf8.RuneCountInString(s) >= minTrigram {
+			// A quoted FTS5 string is one phrase: with the trigram
+			// tokenizer, a case-insensitive substring.
+			add(`c.id IN (SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ?)`,
+				`"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
+		} else {
+			p := "%" + escapeLike(s) + "%"
+			add(`(c.contract_name LIKE ? ESCAPE '\' OR c.contract_description LIKE ? ESCAPE '\' OR c.comments LIKE ? ESCAPE '\')`, p, p, p)
+		}
+	}
+	if len(f.Statuses) > 0 {
+		add(`c.status IN (`+placeholders(len(f.Statuses))+`)`, intArgs(f.Statuses)...)
+	}
+	if len(f.Types) > 0 {
+		add(`c.contract_type IN (`+placeholders(len(f.Types))+`)`, intArgs(f.Types)...)
+	}
+	if f.IsSigned != nil {
+		add(`c.is_signed = ?`, *f.IsSigned)
+	}
+	if f.IsDigital != nil {
+		add(`c.is_digital = ?`, *f.IsDigital)
+	}
+	if f.MatterID != nil {
+		add(`c.matter_id = ?`, *f.MatterID)
+	}
+	if f.ClientID != nil {
+		add(`c.client_id = ?`, *f.ClientID)
+	}
+	if f.ProjectID != nil {
+		add(`c.project_id = ?`, *f.ProjectID)
+	}
+	if col := relatedColumn(f.Related); col != "" {
+		if f.RelatedID != nil {
+			add(col+` = ?`, *f.RelatedID)
+		} else {
+			add(col + ` IS NOT NULL`)
+		}
+	}
+	if f.StartFrom != nil {
+		add(`c.start_date >= ?`, ms(*f.StartFrom))
+	}
+	if f.StartTo != nil {
+		add(`c.start_date <= ?`, ms(*f.StartTo))
+	}
+	if f.EndFrom != nil {
+		add(`c.end_date >= ?`, ms(*f.EndFrom))
+	}
+	if f.EndTo != nil {
+		add(`c.end_date <= ?`, ms(*f.EndTo))
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func relatedColumn(r contract.RelatedEntity) string {
+	switch r {
+	case contract.RelatedMatter:
+		return "c.matter_id"
+	case contract.RelatedClient:
+		return "c.client_id"
+	case contract.RelatedProject:
+		return "c.project_id"
+	}
+	return ""
+}
+
+func intArgs[T ~int](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = int(v)
+	}
+	return out
+}
+
+// escapeLike escapes LIKE's wildcards with a backslash.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// walkThreshold is the number of matches above which a page is read by
+// walking the sort order and testing each contract against the filter,
+// rather than finding every match and sorting them: past it a page of 100
+// turns up within a few thousand contracts of any table. A variable so
+// that tests can take both paths over a small table.
+var walkThreshold int64 = 2000
+
+// byFilterIndex reports whether the filter's conditions are all in
+// contracts_filter and include one only that index covers (type, signed,
+// digital): then counting reads that narrow index, at worst all of it,
+// and never the table. The planner cannot tell this from the
+// statistics: it takes a date range for a selective one.
+func byFilterIndex(f contract.Filter) bool {
+	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
+		f.Related == contract.RelatedNone && (len(f.Types) > 0 || f.IsSigned != nil || f.IsDigital != nil)
+}
+
+// sortIndexes names the index of each order, alone and behind status.
+var sortIndexes = map[contract.SortField][2]string{
+	contract.SortUpdatedAt:    {"contracts_updated", "contracts_status_updated"},
+	contract.SortCreatedAt:    {"contracts_created", "contracts_status_created"},
+	contract.SortContractName: {"contracts_name", "contracts_status_name"},
+	contract.SortStartDate:    {"contracts_start", "contracts_status_start"},
+	contract.SortEndDate:      {"contracts_end", "contracts_status_end"},
+	contract.SortAmount:       {"contracts_amount", "contracts_status_amount"},
+}
+
+// Contracts implements ports.ContractStore. The count and the page are
+// read in one read transaction, so they agree. The page's ids come first
+// and only their rows are read, so rows skipped by Offset cost an index
+// entry, not a row.
+//
+// A search is the costly part (reading the trigram index, or LIKE over
+// the text), so it runs once: the ids of the page and the number of all
+// matches come from one query (count(*) OVER ()). Otherwise the count
+// comes first, from a covering index, and decides how the page is read: a
+// few matches are found through the filter's indexes and sorted; many are
+// met by walking the sort order's index.
+func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
+	where, args := whereContracts(f)
+	dir := "ASC"
+	if f.SortDesc {
+		dir = "DESC"
+	}
+	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, dir)
+	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer tx.Rollback()
+	count := int64(-1)
+	var ids []any
+	if strings.TrimSpace(f.Search) != "" && f.Limit > 0 {
+		if ids, count, err = pageWithCount(ctx, tx, where+order, args, f); err != nil {
+			return nil, 0, err
+		}
+	}
+	if count < 0 { // not known yet: no search, or Offset past the matches
+		from := " FROM contracts c"
+		if byFilterIndex(f) {
+			from = " FROM contracts c INDEXED BY contracts_filter"
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
+			return nil, 0, err
+		}
+	}
+	items := []contract.Contract{}
+	if count == 0 || f.Limit == 0 || f.Offset >= count {
+		return items, count, nil
+	}
+	var rows *sql.Rows
+	if ids != nil {
+		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
+	} else {
+		from := " FROM contracts c"
+		if count > walkThreshold {
+			from += " INDEXED BY " + walkIndex(f)
+		} else if byFilterIndex(f) {
+			from += " INDEXED BY contracts_filter"
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (SELECT c.id`+from+
+			where+order+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanListItem(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		items = append(items, c)
+	}
+	return items, count, rows.Err()
+}
+
+// pageWithCount reads the ids of one page and the number of all matches
+// in one pass. count is -1 when the page is empty (Offset past the
+// matches), which tells nothing of the count.
+func pageWithCount(ctx context.Context, tx *sql.Tx, whereOrder string, args []any, f contract.Filter) ([]any, int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, count(*) OVER () FROM contracts c`+whereOrder+` LIMIT ? OFFSET ?`,
+		append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	ids, count := []any{}, int64(-1)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &count); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, count, rows.Err()
+}
+
+// walkIndex is the index a page is read in order from when it has many
+// matches: the sort order's behind status when the filter names exactly
+// one status (its contracts are then one range in order), else the sort
+// order's own, testing each contract against the filter.
+func walkIndex(f contract.Filter) string {
+	if len(f.Statuses) == 1 {
+		return sortIndexes[f.SortBy][1]
+	}
+	return sortIndexes[f.SortBy][0]
+}
+
+// ImportContracts inserts many contracts in one transaction, each with a
+// created entry by user userID at its CreatedAt. It is for bulk imports
+// and for seeding benchmarks; the API creates contracts one at a time.
+// Each contract needs its UUID and valid fields (see contract.Validate).
+func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
+			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
+			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		name, err := userName(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		audit, err := tx.PrepareContext(ctx, `INSERT INTO contract_audit (contract_id, action, to_status, actor_kind,
+			actor_user_id, actor_name, at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer audit.Close()
+		for _, c := range cs {
+			amount, err := amountCents(c.Amount)
+			if err != nil {
+				return err
+			}
+			res, err := ins.ExecContext(ctx, c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate),
+				nullMs(c.EndDate), amount, c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID),
+				nullInt(c.ProjectID), c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+			if err != nil {
+				return err
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			if _, err := audit.ExecContext(ctx, id, string(contract.ActionCreated), int(c.Status), int(contract.ActorUser),
+				userID, name, ms(c.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

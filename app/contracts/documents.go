@@ -1,0 +1,100 @@
+package contracts
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/contract"
+)
+
+// AddDocument implements ports.ContractService. The upload streams into a
+// staged file (hashed and counted on the way, at most
+// contract.MaxDocumentSize), is recognised by its content, is committed
+// under a new key, and only then gets its row; if the row cannot be
+// written the file is removed again. Nothing of a refused upload stays.
+func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName string, r io.Reader) (contract.Document, error) {
+	p, err := require(ctx, account.ContractEdit)
+	if err != nil {
+		return contract.Document{}, err
+	}
+	// Refuse an unknown contract before reading 20 MiB for it.
+	if _, err := s.d.Store.Contract(ctx, contractID); err != nil {
+		return contract.Document{}, err
+	}
+	staged, err := s.d.Blobs.Stage(ctx, r, contract.MaxDocumentSize)
+	if err != nil {
+		return contract.Document{}, err
+	}
+	defer staged.Discard()
+	contentType, err := contract.SniffDocument(staged, staged.Size())
+	if err != nil {
+		return contract.Document{}, err
+	}
+	key, err := staged.Commit(ctx)
+	if err != nil {
+		return contract.Document{}, err
+	}
+	now := s.d.Clock.Now()
+	d := contract.Document{
+		ContractID: contractID, FileName: contract.CleanFileName(fileName, contentType), ContentType: contentType,
+		Size: staged.Size(), SHA256: staged.SHA256(), UploadedAt: now, UploadedBy: p.UserID, StorageKey: key,
+	}
+	audit := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+		Details: fmt.Sprintf("%s (%d bytes, sha256 %s)", d.FileName, d.Size, d.SHA256)}}
+	saved, err := s.d.Store.AddDocument(ctx, d, audit)
+	if err != nil {
+		s.deleteBlob(ctx, d)
+		return contract.Document{}, err
+	}
+	return saved, nil
+}
+
+// Documents implements ports.ContractService.
+func (s *Service) Documents(ctx context.Context, contractID int64) ([]contract.Document, error) {
+	if _, err := require(ctx, account.ContractView); err != nil {
+		return nil, err
+	}
+	return s.d.Store.Documents(ctx, contractID)
+}
+
+// OpenDocument implements ports.ContractService. A row whose file is
+// missing is a server fault (lost data), not a client's unknown id.
+func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (contract.Document, io.ReadSeekCloser, error) {
+	if _, err := require(ctx, account.ContractView); err != nil {
+		return contract.Document{}, nil, err
+	}
+	d, err := s.d.Store.Document(ctx, contractID, docID)
+	if err != nil {
+		return contract.Document{}, nil, err
+	}
+	rc, err := s.d.Blobs.Open(ctx, d.StorageKey)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			err = fmt.Errorf("document %d of contract %d has no file: %v", d.ID, contractID, err)
+		}
+		return contract.Document{}, nil, err
+	}
+	return d, rc, nil
+}
+
+// RemoveDocument implements ports.ContractService: the row (with its
+// audit entry) first, then the file.
+func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) error {
+	p, err := require(ctx, account.ContractEdit)
+	if err != nil {
+		return err
+	}
+	now := s.d.Clock.Now()
+	d, err := s.d.Store.RemoveDocument(ctx, contractID, docID, func(d contract.Document) ([]contract.AuditEntry, error) {
+		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+			Details: fmt.Sprintf("%s (document %d)", d.FileName, d.ID)}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	s.deleteBlob(ctx, d)
+	return nil
+}

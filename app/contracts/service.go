@@ -1,0 +1,231 @@
+// Package contracts is the contract use case: listing and reading
+// contracts, creating and editing them, status changes through the state
+// machine of domain/contract (one at a time or in bulk), deleting Drafts,
+// documents, the audit trail, and the expiry sweep.
+//
+// Every change goes through Service.change: load the contract, let the
+// domain decide, save it and its audit entries in one transaction
+// (ports.ContractStore.UpdateContract). Signing flows (submit for signing,
+// provider events) are meant to use the same path with their own actor
+// and action. Authorization is checked here, in addition to the route
+// level.
+package contracts
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/contract"
+	"counsel/ports"
+)
+
+// Deps are what the service needs.
+type Deps struct {
+	Store ports.ContractStore
+	Blobs ports.BlobStore
+	Clock ports.Clock
+	// Rand is the source of contract UUIDs.
+	Rand   io.Reader
+	Logger *slog.Logger
+}
+
+// Service implements ports.ContractService.
+type Service struct{ d Deps }
+
+var _ ports.ContractService = (*Service)(nil)
+
+// New returns the contract service.
+func New(d Deps) *Service {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{d: d}
+}
+
+// require returns the caller in ctx, EUNAUTHORIZED without one and
+// EFORBIDDEN when the caller lacks perm.
+func require(ctx context.Context, perm account.Permission) (account.Principal, error) {
+	p, ok := account.FromContext(ctx)
+	if !ok {
+		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	if !p.Can(perm) {
+		return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
+	}
+	return p, nil
+}
+
+// Contracts implements ports.ContractService.
+func (s *Service) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
+	if _, err := require(ctx, account.ContractView); err != nil {
+		return nil, 0, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, 0, err
+	}
+	return s.d.Store.Contracts(ctx, f)
+}
+
+// Contract implements ports.ContractService.
+func (s *Service) Contract(ctx context.Context, id int64) (contract.Contract, error) {
+	if _, err := require(ctx, account.ContractView); err != nil {
+		return contract.Contract{}, err
+	}
+	return s.d.Store.Contract(ctx, id)
+}
+
+// CreateContract implements ports.ContractService. Only the writable
+// fields of in are used: the status is Draft, the contract is unsigned and
+// not digital, and it gets a new UUID.
+func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (contract.Contract, error) {
+	p, err := require(ctx, account.ContractCreate)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	now := s.d.Clock.Now()
+	c := contract.Contract{
+		Name: in.Name, Description: in.Description, Type: in.Type, Status: contract.Draft,
+		StartDate: in.StartDate, EndDate: in.EndDate, Amount: in.Amount, Currency: in.Currency, Comments: in.Comments,
+		MatterID: in.MatterID, ClientID: in.ClientID, ProjectID: in.ProjectID,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	c.Normalize()
+	if err := c.Validate(); err != nil {
+		return contract.Contract{}, err
+	}
+	if c.UUID, err = contract.NewUUID(s.d.Rand); err != nil {
+		return contract.Contract{}, fmt.Errorf("contract uuid: %w", err)
+	}
+	audit := []contract.AuditEntry{{Action: contract.ActionCreated, To: contract.Draft, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now}}
+	return s.d.Store.CreateContract(ctx, c, audit)
+}
+
+// change loads contract id, lets fn change it at now, and saves it with
+// the entries fn returns, in one transaction. When fn returns entries the
+// contract's UpdatedAt moves to now. Every status change of a contract,
+// whoever makes it, goes through here.
+func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+	now := s.d.Clock.Now()
+	return s.d.Store.UpdateContract(ctx, id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		entries, err := fn(c, now)
+		if err != nil {
+			return nil, err
+		}
+		if len(entries) > 0 {
+			c.UpdatedAt = now
+		}
+		return entries, nil
+	})
+}
+
+// UpdateContract implements ports.ContractService.
+func (s *Service) UpdateContract(ctx context.Context, id int64, e contract.Edit) (contract.Contract, error) {
+	p, err := require(ctx, account.ContractEdit)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	return s.change(ctx, id, func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error) {
+		res, err := c.Apply(e)
+		if err != nil {
+			return nil, err
+		}
+		return res.Audit(p.UserID, now), nil
+	})
+}
+
+// ChangeStatuses implements ports.ContractService.
+func (s *Service) ChangeStatuses(ctx context.Context, ids []int64, to contract.Status) ([]ports.StatusResult, error) {
+	p, err := require(ctx, account.ContractEdit)
+	if err != nil {
+		return nil, err
+	}
+	f := domain.FieldErrors{}
+	switch {
+	case len(ids) == 0:
+		f.Add("ids", "ids must list at least one contract id")
+	case len(ids) > contract.MaxBulkIDs:
+		f.Add("ids", fmt.Sprintf("ids must list at most %d contract ids", contract.MaxBulkIDs))
+	}
+	for _, id := range ids {
+		if id <= 0 {
+			f.Add("ids", "ids must be positive integers")
+			break
+		}
+	}
+	if !to.Valid() {
+		f.Add("status", "status is required")
+	}
+	if err := f.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]ports.StatusResult, 0, len(ids))
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var current contract.Status
+		c, err := s.change(ctx, id, func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error) {
+			current = c.Status
+			ch, err := c.ChangeStatus(to, contract.ActorUser)
+			if err != nil {
+				return nil, err
+			}
+			return ch.Audit(contract.ActionStatusChanged, p.UserID, now, ""), nil
+		})
+		r := ports.StatusResult{ID: id, OK: err == nil, Status: c.Status, Err: err}
+		if err != nil {
+			r.Status = current
+			if domain.ErrorCode(err) == domain.EINTERNAL {
+				s.d.Logger.ErrorContext(ctx, "bulk status change", "contract", id, "err", err)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// DeleteContract implements ports.ContractService. The documents' files
+// are removed after the rows are gone, so a failure in between leaves an
+// unreferenced file, never a row without its file.
+func (s *Service) DeleteContract(ctx context.Context, id int64) error {
+	p, err := require(ctx, account.ContractDelete)
+	if err != nil {
+		return err
+	}
+	now := s.d.Clock.Now()
+	docs, err := s.d.Store.DeleteContract(ctx, id, func(c contract.Contract) ([]contract.AuditEntry, error) {
+		if err := contract.CheckDelete(c.Status); err != nil {
+			return nil, err
+		}
+		return []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		s.deleteBlob(ctx, d)
+	}
+	return nil
+}
+
+// deleteBlob removes a document's file whose row is gone. A failure only
+// leaves an unreferenced file, so it is logged, not returned.
+func (s *Service) deleteBlob(ctx context.Context, d contract.Document) {
+	if err := s.d.Blobs.Delete(context.WithoutCancel(ctx), d.StorageKey); err != nil {
+		s.d.Logger.ErrorContext(ctx, "delete document file", "contract", d.ContractID, "document", d.ID, "err", err)
+	}
+}
+
+// History implements ports.ContractService.
+func (s *Service) History(ctx context.Context, id int64, limit, offset int64) ([]contract.AuditEntry, int64, error) {
+	if _, err := require(ctx, account.ContractView); err != nil {
+		return nil, 0, err
+	}
+	return s.d.Store.History(ctx, id, limit, offset)
+}
