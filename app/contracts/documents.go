@@ -16,7 +16,7 @@ import (
 // under a new key, and only then gets its row; if the row cannot be
 // written the file is removed again. Nothing of a refused upload stays.
 func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName string, r io.Reader) (contract.Document, error) {
-	p, err := require(ctx, account.ContractEdit)
+	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return contract.Document{}, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName st
 
 // Documents implements ports.ContractService.
 func (s *Service) Documents(ctx context.Context, contractID int64) ([]contract.Document, error) {
-	if _, err := require(ctx, account.ContractView); err != nil {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
 		return nil, err
 	}
 	return s.d.Store.Documents(ctx, contractID)
@@ -63,7 +63,7 @@ func (s *Service) Documents(ctx context.Context, contractID int64) ([]contract.D
 // OpenDocument implements ports.ContractService. A row whose file is
 // missing is a server fault (lost data), not a client's unknown id.
 func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (contract.Document, io.ReadSeekCloser, error) {
-	if _, err := require(ctx, account.ContractView); err != nil {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
 		return contract.Document{}, nil, err
 	}
 	d, err := s.d.Store.Document(ctx, contractID, docID)
@@ -83,7 +83,7 @@ func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (co
 // RemoveDocument implements ports.ContractService: the row (with its
 // audit entry) first, then the file.
 func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) error {
-	p, err := require(ctx, account.ContractEdit)
+	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return err
 	}

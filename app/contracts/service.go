@@ -47,22 +47,9 @@ func New(d Deps) *Service {
 	return &Service{d: d}
 }
 
-// require returns the caller in ctx, EUNAUTHORIZED without one and
-// EFORBIDDEN when the caller lacks perm.
-func require(ctx context.Context, perm account.Permission) (account.Principal, error) {
-	p, ok := account.FromContext(ctx)
-	if !ok {
-		return p, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
-	}
-	if !p.Can(perm) {
-		return p, &domain.Error{Code: domain.EFORBIDDEN, Message: "this requires the " + perm.String() + " permission"}
-	}
-	return p, nil
-}
-
 // Contracts implements ports.ContractService.
 func (s *Service) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
-	if _, err := require(ctx, account.ContractView); err != nil {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
 		return nil, 0, err
 	}
 	if err := f.Validate(); err != nil {
@@ -73,7 +60,7 @@ func (s *Service) Contracts(ctx context.Context, f contract.Filter) ([]contract.
 
 // Contract implements ports.ContractService.
 func (s *Service) Contract(ctx context.Context, id int64) (contract.Contract, error) {
-	if _, err := require(ctx, account.ContractView); err != nil {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
 		return contract.Contract{}, err
 	}
 	return s.d.Store.Contract(ctx, id)
@@ -83,7 +70,7 @@ func (s *Service) Contract(ctx context.Context, id int64) (contract.Contract, er
 // fields of in are used: the status is Draft, the contract is unsigned and
 // not digital, and it gets a new UUID.
 func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (contract.Contract, error) {
-	p, err := require(ctx, account.ContractCreate)
+	p, err := account.Require(ctx, account.ContractCreate)
 	if err != nil {
 		return contract.Contract{}, err
 	}
@@ -125,7 +112,7 @@ func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Cont
 
 // UpdateContract implements ports.ContractService.
 func (s *Service) UpdateContract(ctx context.Context, id int64, e contract.Edit) (contract.Contract, error) {
-	p, err := require(ctx, account.ContractEdit)
+	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return contract.Contract{}, err
 	}
@@ -140,7 +127,7 @@ func (s *Service) UpdateContract(ctx context.Context, id int64, e contract.Edit)
 
 // ChangeStatuses implements ports.ContractService.
 func (s *Service) ChangeStatuses(ctx context.Context, ids []int64, to contract.Status) ([]ports.StatusResult, error) {
-	p, err := require(ctx, account.ContractEdit)
+	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +180,7 @@ func (s *Service) ChangeStatuses(ctx context.Context, ids []int64, to contract.S
 // are removed after the rows are gone, so a failure in between leaves an
 // unreferenced file, never a row without its file.
 func (s *Service) DeleteContract(ctx context.Context, id int64) error {
-	p, err := require(ctx, account.ContractDelete)
+	p, err := account.Require(ctx, account.ContractDelete)
 	if err != nil {
 		return err
 	}
@@ -224,7 +211,7 @@ func (s *Service) deleteBlob(ctx context.Context, d contract.Document) {
 
 // History implements ports.ContractService.
 func (s *Service) History(ctx context.Context, id int64, limit, offset int64) ([]contract.AuditEntry, int64, error) {
-	if _, err := require(ctx, account.ContractView); err != nil {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
 		return nil, 0, err
 	}
 	return s.d.Store.History(ctx, id, limit, offset)
