@@ -155,6 +155,7 @@ func (a *App) wire(ctx context.Context) error {
 		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
+	a.startHousekeeping(store)
 	roleStore := sqlite.NewRoleStore(a.db)
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: sqlite.NewUserStore(a.db), Roles: roleStore, Hasher: hasher,

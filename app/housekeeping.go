@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"counsel/adapters/sqlite"
+)
+
+// pruneInterval is how often ended sessions and stale one-time-password
+// rows are deleted.
+const pruneInterval = time.Hour
+
+// startHousekeeping prunes what sign-in no longer needs, at start and then
+// every hour, until Close.
+func (a *App) startHousekeeping(store *sqlite.AccountStore) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	prune := func() {
+		n, err := store.Prune(ctx, a.cfg.Clock.Now())
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn("pruning sessions failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("pruned ended sessions", "sessions", n)
+		}
+	}
+	go func() {
+		defer close(done)
+		prune()
+		t := time.NewTicker(pruneInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				prune()
+			}
+		}
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
