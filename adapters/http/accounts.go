@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -78,19 +79,9 @@ func (s *server) handleLogin() http.HandlerFunc {
 		Password string `json:"password"`
 		OTP      string `json:"otp"`
 	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
-		if err := decode(r, &in); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		t, err := s.svc.Accounts.Login(r.Context(), in.Email, in.Password, in.OTP)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		writeTokens(w, t)
-	}
+	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+		return s.svc.Accounts.Login(ctx, in.Email, in.Password, in.OTP)
+	})
 }
 
 func (s *server) handleLoginIdP() http.HandlerFunc {
@@ -98,19 +89,9 @@ func (s *server) handleLoginIdP() http.HandlerFunc {
 		IDToken string `json:"idToken"`
 		Code    string `json:"code"`
 	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
-		if err := decode(r, &in); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		t, err := s.svc.Accounts.LoginIdP(r.Context(), in.IDToken, in.Code)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		writeTokens(w, t)
-	}
+	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+		return s.svc.Accounts.LoginIdP(ctx, in.IDToken, in.Code)
+	})
 }
 
 func (s *server) handleRefresh() http.HandlerFunc {
@@ -118,13 +99,21 @@ func (s *server) handleRefresh() http.HandlerFunc {
 		AccessToken  string `json:"accessToken"`
 		RefreshToken string `json:"refreshToken"`
 	}
+	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+		return s.svc.Accounts.Refresh(ctx, in.AccessToken, in.RefreshToken)
+	})
+}
+
+// tokenRoute is a sign-in or refresh handler: decode a body of type T,
+// call, and answer the token result.
+func tokenRoute[T any](s *server, call func(context.Context, T) (account.Tokens, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
-		if err := decode(r, &in); err != nil {
+		in, err := decodeAs(r, func(in T) (T, error) { return in, nil })
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		t, err := s.svc.Accounts.Refresh(r.Context(), in.AccessToken, in.RefreshToken)
+		t, err := call(r.Context(), in)
 		if err != nil {
 			s.fail(w, r, err)
 			return

@@ -342,3 +342,14 @@ func decodePermissionNames(r *http.Request) ([]string, error) {
 	}
 	return in.Permissions, nil
 }
+
+// decodeAs decodes a JSON body of type B and converts it with conv, for
+// handlers whose wire shape differs from the use case's input.
+func decodeAs[B, V any](r *http.Request, conv func(B) (V, error)) (V, error) {
+	var b B
+	if err := decode(r, &b); err != nil {
+		var zero V
+		return zero, err
+	}
+	return conv(b)
+}

@@ -525,12 +525,7 @@ func (s *server) handleUser() http.HandlerFunc {
 
 func (s *server) handleCreateUser() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var body userIn
-		if err := decode(r, &body); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		in, err := body.input()
+		in, err := decodeAs(r, userIn.input)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -546,16 +541,10 @@ func (s *server) handleCreateUser() http.HandlerFunc {
 func (s *server) handleUpdateUser() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
+		var in user.Input
+		if err == nil {
+			in, err = decodeAs(r, userIn.input)
 		}
-		var body userIn
-		if err := decode(r, &body); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		in, err := body.input()
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -633,12 +622,7 @@ func (s *server) handleOffice() http.HandlerFunc {
 
 func (s *server) handleCreateOffice() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var body officeIn
-		if err := decode(r, &body); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		p, err := body.patch()
+		p, err := decodeAs(r, officeIn.patch)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -654,16 +638,10 @@ func (s *server) handleCreateOffice() http.HandlerFunc {
 func (s *server) handleUpdateOffice() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
+		var p user.OfficePatch
+		if err == nil {
+			p, err = decodeAs(r, officeIn.patch)
 		}
-		var body officeIn
-		if err := decode(r, &body); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		p, err := body.patch()
 		if err != nil {
 			s.fail(w, r, err)
 			return

@@ -20,7 +20,6 @@ import (
 
 var contractT0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-
 // openContracts opens a fresh database with one user, Ada Lovelace.
 func openContracts(t *testing.T) (*sqlite.ContractStore, int64) {
 	t.Helper()
@@ -55,12 +54,12 @@ func TestContractStoreLifecycle(t *testing.T) {
 	in.StartDate, in.EndDate = ptr(contractT0), ptr(contractT0.AddDate(1, 0, 0))
 	in.MatterID, in.ClientID = ptr(int64(4)), ptr(int64(5))
 	c, err := s.CreateContract(ctx, in, created(uid, contractT0))
-	is.NoErr(err)                                                          // created
-	is.True(c.ID > 0)                                                      // id assigned
-	is.Equal(c.Amount.StringFixed(2), "999999999999999.99")                // exact, no float on the way
+	is.NoErr(err)                                                                          // created
+	is.True(c.ID > 0)                                                                      // id assigned
+	is.Equal(c.Amount.StringFixed(2), "999999999999999.99")                                // exact, no float on the way
 	is.True(c.StartDate.Equal(contractT0) && c.EndDate.Equal(contractT0.AddDate(1, 0, 0))) // dates
-	is.Equal(*c.MatterID, int64(4))                                        // matter
-	is.Equal(c.ProjectID, (*int64)(nil))                                   // no project
+	is.Equal(*c.MatterID, int64(4))                                                        // matter
+	is.Equal(c.ProjectID, (*int64)(nil))                                                   // no project
 
 	_, err = s.CreateContract(ctx, in, created(uid, contractT0))
 	is.Equal(domain.ErrorCode(err), domain.ECONFLICT) // UUID is unique
