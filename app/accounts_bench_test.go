@@ -62,3 +62,28 @@ func BenchmarkAuthenticatedRead(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMe measures GET /api/me (a cached principal, then the profile
+// query) through the real handler.
+func BenchmarkMe(b *testing.B) {
+	s := apptest.New(b)
+	h := s.App.Handler()
+	tok := s.Admin(b)
+	r := s.Do(b, "POST", "/api/users/remuneration", tok, map[string]any{"staffId": 1, "fteLoad": 1, "remunerationIncSuper": 150000,
+		"billingRate": 450, "billablePercentage": 85, "remunerationDate": "2026-07-01", "commencementDate": "2026-07-01"})
+	if r.Status != 200 {
+		b.Fatalf("remuneration: %d %s", r.Status, r.Body)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/api/me", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				b.Fatalf("me: %d", rec.Code)
+			}
+		}
+	})
+}

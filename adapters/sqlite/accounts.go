@@ -206,7 +206,7 @@ func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*a
 
 // SessionByRefreshHash implements ports.AccountStore.
 func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error) {
-	return scanSession(s.db.read.QueryRowContext(ctx, `SELECT `+sessionCols+`
+	return scanSession(s.db.queryRow(ctx, `SELECT `+sessionCols+`
 		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE t.hash = ?`, tokenHash))
 }
 
@@ -276,7 +276,7 @@ func (s *AccountStore) UserAccess(ctx context.Context, userID int64) (account.Pe
 
 // SigningKeys implements ports.AccountStore.
 func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT kid, private_key, created_at, retired_at FROM signing_keys ORDER BY created_at DESC, kid`)
+	rows, err := s.db.query(ctx, `SELECT kid, private_key, created_at, retired_at FROM signing_keys ORDER BY created_at DESC, kid`)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 // HasUsers implements ports.AccountStore.
 func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
 	var one int
-	err := s.db.read.QueryRowContext(ctx, `SELECT 1 FROM users LIMIT 1`).Scan(&one)
+	err := s.db.queryRow(ctx, `SELECT 1 FROM users LIMIT 1`).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

@@ -141,7 +141,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 
 // Contract implements ports.ContractStore.
 func (s *ContractStore) Contract(ctx context.Context, id int64) (contract.Contract, error) {
-	return loadContract(ctx, s.db.read, id)
+	return loadContract(ctx, reader{s.db}, id)
 }
 
 // UpdateContract implements ports.ContractStore.
@@ -206,7 +206,7 @@ func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c 
 
 // DueForExpiry implements ports.ContractStore.
 func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT id FROM contracts INDEXED BY contracts_status_end
+	rows, err := s.db.query(ctx, `SELECT id FROM contracts INDEXED BY contracts_status_end
 		WHERE status = ? AND end_date < ? ORDER BY end_date, id LIMIT ?`, int(contract.Signed), ms(now), limit)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,8 @@ type DB struct {
 	read  *sql.DB
 	write *sql.DB
 	stmts stmts
+	// profiles caches GET /api/me's profile rows (profiles.go).
+	profiles profileCache
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 }

@@ -105,7 +105,7 @@ func (s *ContractStore) Documents(ctx context.Context, contractID int64) ([]cont
 
 // Document implements ports.ContractStore.
 func (s *ContractStore) Document(ctx context.Context, contractID, docID int64) (contract.Document, error) {
-	return loadDocument(ctx, s.db.read, contractID, docID)
+	return loadDocument(ctx, reader{s.db}, contractID, docID)
 }
 
 // RemoveDocument implements ports.ContractStore.

@@ -25,7 +25,7 @@ func NewIdentityStore(db *DB) *IdentityStore { return &IdentityStore{db: db} }
 func (s *IdentityStore) LinkedUser(ctx context.Context, issuer, subject string) (ports.IdentityUser, error) {
 	var u ports.IdentityUser
 	var deleted sql.NullInt64
-	err := s.db.read.QueryRowContext(ctx, `SELECT u.id, u.active, u.deleted_at
+	err := s.db.queryRow(ctx, `SELECT u.id, u.active, u.deleted_at
 		FROM user_identities i JOIN users u ON u.id = i.user_id
 		WHERE i.issuer = ? AND i.subject = ?`, issuer, subject).Scan(&u.UserID, &u.Active, &deleted)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -43,7 +43,7 @@ func (s *IdentityStore) LinkedUser(ctx context.Context, issuer, subject string) 
 // undeleted users' emails answer it.
 func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (ports.IdentityUser, error) {
 	var u ports.IdentityUser
-	err := s.db.read.QueryRowContext(ctx, `SELECT id, active FROM users WHERE email = ? AND deleted_at IS NULL`,
+	err := s.db.queryRow(ctx, `SELECT id, active FROM users WHERE email = ? AND deleted_at IS NULL`,
 		account.NormalizeEmail(email)).Scan(&u.UserID, &u.Active)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, notFound("user")

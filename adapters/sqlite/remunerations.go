@@ -88,7 +88,7 @@ func staffAdmission(ctx context.Context, q queryer, staffID int64) (*time.Time, 
 func (s *RemunerationStore) CreateRemuneration(ctx context.Context, in remuneration.Remuneration,
 	compute func(remuneration.Remuneration, *time.Time, []remuneration.Period) remuneration.Remuneration) (user.StaffRemuneration, error) {
 	var out user.StaffRemuneration
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		admission, periods, err := staffAdmission(ctx, tx, in.StaffID)
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (s *RemunerationStore) CreateRemuneration(ctx context.Context, in remunerat
 
 // Remuneration implements ports.RemunerationStore.
 func (s *RemunerationStore) Remuneration(ctx context.Context, id int64) (user.StaffRemuneration, error) {
-	return scanRemuneration(s.db.read.QueryRowContext(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+` WHERE r.id = ?`, id))
+	return scanRemuneration(s.db.queryRow(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+` WHERE r.id = ?`, id))
 }
 
 // LatestRemuneration implements ports.RemunerationStore.
@@ -224,7 +224,7 @@ func scanAdjustment(row rowScanner) (user.StaffAdjustment, error) {
 // CreatePQEAdjustment implements ports.RemunerationStore.
 func (s *RemunerationStore) CreatePQEAdjustment(ctx context.Context, a remuneration.PQEAdjustment) (user.StaffAdjustment, error) {
 	var out user.StaffAdjustment
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		if err := staffExists(ctx, tx, a.StaffID); err != nil {
 			return err
 		}

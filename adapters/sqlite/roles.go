@@ -65,12 +65,12 @@ func loadRole(ctx context.Context, q queryer, id int64) (account.Role, error) {
 
 // Roles implements ports.RoleStore.
 func (s *RoleStore) Roles(ctx context.Context) ([]account.Role, error) {
-	return loadRoles(ctx, s.db.read, "")
+	return loadRoles(ctx, reader{s.db}, "")
 }
 
 // Role implements ports.RoleStore.
 func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
-	return loadRole(ctx, s.db.read, id)
+	return loadRole(ctx, reader{s.db}, id)
 }
 
 func roleNameTaken(err error) error {
@@ -160,10 +160,10 @@ func userExists(ctx context.Context, q queryer, userID int64) error {
 
 // UserRoles implements ports.RoleStore.
 func (s *RoleStore) UserRoles(ctx context.Context, userID int64) ([]account.Role, error) {
-	if err := userExists(ctx, s.db.read, userID); err != nil {
+	if err := userExists(ctx, reader{s.db}, userID); err != nil {
 		return nil, err
 	}
-	return loadRoles(ctx, s.db.read, "JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?", userID)
+	return loadRoles(ctx, reader{s.db}, "JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?", userID)
 }
 
 // AddUserRole implements ports.RoleStore.

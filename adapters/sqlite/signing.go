@@ -240,7 +240,7 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 // DueSubmissions implements ports.SigningStore. The partial index
 // signing_submissions_due holds exactly the rows it reads.
 func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT id FROM signing_submissions
+	rows, err := s.db.query(ctx, `SELECT id FROM signing_submissions
 		WHERE status = 'pending' AND expire_at IS NOT NULL AND expire_at <= ? ORDER BY expire_at, id LIMIT ?`, ms(now), limit)
 	if err != nil {
 		return nil, err

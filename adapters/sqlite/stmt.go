@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 )
 
@@ -19,11 +20,21 @@ type stmtKey struct {
 	q    string
 }
 
+// maxStmts bounds the cache: list queries are built from their filters,
+// and a cache per distinct text must not grow without end.
+const maxStmts = 512
+
+// errCacheFull tells callers to run the query unprepared.
+var errCacheFull = errors.New("statement cache full")
+
 func (c *stmts) get(ctx context.Context, pool *sql.DB, q string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.m[stmtKey{pool, q}]; ok {
 		return s, nil
+	}
+	if len(c.m) >= maxStmts {
+		return nil, errCacheFull
 	}
 	s, err := pool.PrepareContext(ctx, q)
 	if err != nil {
@@ -49,7 +60,7 @@ func (c *stmts) close() {
 func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	s, err := db.stmts.get(ctx, db.read, q)
 	if err != nil {
-		return db.read.QueryRowContext(ctx, q, args...) // reports the same error
+		return db.read.QueryRowContext(ctx, q, args...) // reports the same error, or runs unprepared
 	}
 	return s.QueryRowContext(ctx, args...)
 }
@@ -58,9 +69,21 @@ func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	s, err := db.stmts.get(ctx, db.read, q)
 	if err != nil {
-		return nil, err
+		return db.read.QueryContext(ctx, q, args...) // reports the same error, or runs unprepared
 	}
 	return s.QueryContext(ctx, args...)
+}
+
+// reader is a queryer over the read pool whose statements are prepared
+// once, for store functions that take either a pool or a transaction.
+type reader struct{ db *DB }
+
+func (r reader) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return r.db.query(ctx, q, args...)
+}
+
+func (r reader) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return r.db.queryRow(ctx, q, args...)
 }
 
 // hotWrites are the statements of the busiest write transactions

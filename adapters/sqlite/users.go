@@ -243,7 +243,7 @@ func loadUser(ctx context.Context, q queryer, id int64) (user.User, error) {
 
 // User implements ports.UserStore.
 func (s *UserStore) User(ctx context.Context, id int64) (user.User, error) {
-	return loadUser(ctx, s.db.read, id)
+	return loadUser(ctx, reader{s.db}, id)
 }
 
 // loadProfile reads a user, office, latest remuneration and adjustment
@@ -309,7 +309,9 @@ func parsePeriods(s string) ([]remuneration.Period, error) {
 // Profile implements ports.UserStore.
 func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
 	if !withRoles {
-		return loadProfile(ctx, s.db.read, id, false)
+		return s.db.profiles.get(id, s.db.Now(), func() (user.Profile, error) {
+			return loadProfile(ctx, reader{s.db}, id, false)
+		})
 	}
 	var p user.Profile
 	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
@@ -384,7 +386,7 @@ func setUserRoles(ctx context.Context, tx *sql.Tx, userID int64, ids *[]int64) e
 // CreateUser implements ports.UserStore.
 func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64) (user.Profile, error) {
 	var p user.Profile
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		id, err := insertUser(ctx, tx, u, passwordHash, s.db.Now())
 		if err != nil {
 			return err
@@ -422,7 +424,7 @@ func insertUser(ctx context.Context, tx *sql.Tx, u user.User, passwordHash strin
 // directory quickly. ECONFLICT for a taken email.
 func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, error) {
 	ids := make([]int64, 0, len(us))
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		now := s.db.Now()
 		for _, u := range us {
 			id, err := insertUser(ctx, tx, u, "", now)
@@ -442,7 +444,7 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 // UpdateUser implements ports.UserStore.
 func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error) (user.Profile, error) {
 	var p user.Profile
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		u, err := loadUser(ctx, tx, id)
 		if err != nil {
 			return err
@@ -492,7 +494,7 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 
 // DeleteUser implements ports.UserStore.
 func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		admins, err := countAdmins(ctx, tx)
 		if err != nil {
 			return err
@@ -529,7 +531,7 @@ func scanOffice(row rowScanner) (user.Office, error) {
 
 // Offices implements ports.UserStore.
 func (s *UserStore) Offices(ctx context.Context) ([]user.Office, error) {
-	rows, err := s.db.read.QueryContext(ctx, `SELECT `+officeCols+` FROM offices ORDER BY name COLLATE NOCASE, id`)
+	rows, err := s.db.query(ctx, `SELECT `+officeCols+` FROM offices ORDER BY name COLLATE NOCASE, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +549,7 @@ func (s *UserStore) Offices(ctx context.Context) ([]user.Office, error) {
 
 // Office implements ports.UserStore.
 func (s *UserStore) Office(ctx context.Context, id int64) (user.Office, error) {
-	return scanOffice(s.db.read.QueryRowContext(ctx, `SELECT `+officeCols+` FROM offices WHERE id = ?`, id))
+	return scanOffice(s.db.queryRow(ctx, `SELECT `+officeCols+` FROM offices WHERE id = ?`, id))
 }
 
 func officeArgs(o user.Office) []any {
@@ -559,7 +561,7 @@ const officeWriteCols = `name, phone, website, active, address1, address2, subur
 
 // CreateOffice implements ports.UserStore.
 func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Office, error) {
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		now := ms(s.db.Now())
 		args := append(officeArgs(o), now, now)
 		res, err := tx.ExecContext(ctx, `INSERT INTO offices (`+officeWriteCols+`, created_at, updated_at) VALUES (`+placeholders(len(args))+`)`, args...)
@@ -575,7 +577,7 @@ func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Offic
 // UpdateOffice implements ports.UserStore.
 func (s *UserStore) UpdateOffice(ctx context.Context, id int64, fn func(*user.Office) error) (user.Office, error) {
 	var o user.Office
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if o, err = scanOffice(tx.QueryRowContext(ctx, `SELECT `+officeCols+` FROM offices WHERE id = ?`, id)); err != nil {
 			return err
@@ -622,7 +624,7 @@ func int64Args(ids []int64) []any {
 // AddReviewers implements ports.UserStore.
 func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
 	var out []int64
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		// Find the first unknown id in one query rather than one per user.
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE deleted_at IS NULL AND id IN (`+placeholders(len(userIDs))+`)`, int64Args(userIDs)...)
 		if err != nil {
@@ -660,7 +662,7 @@ func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs 
 // RemoveReviewers implements ports.UserStore.
 func (s *UserStore) RemoveReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
 	var out []int64
-	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		args := append([]any{offeringID}, int64Args(userIDs)...)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM offering_reviewers WHERE offering_id = ? AND user_id IN (`+placeholders(len(userIDs))+`)`, args...); err != nil {
 			return err
