@@ -91,3 +91,51 @@ func TestRolesAndPermissions(t *testing.T) {
 		is.Equal(s.Do(t, "GET", "/api/users/424242/roles", admin, nil).Status, 404)
 	})
 }
+
+func TestRoleChangesNeedASystemAdministrator(t *testing.T) {
+	s := apptest.New(t)
+	admin := s.Admin(t)
+	_, editor := s.User(t, account.RolesCreate, account.RolesEdit, account.RolesView)
+	var staff struct{ ID int64 }
+	var roles []struct {
+		ID   int64
+		Name string
+	}
+	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
+	for _, r := range roles {
+		if r.Name == "Staff" {
+			staff.ID = r.ID
+		}
+	}
+	path := fmt.Sprintf("/api/roles/%d", staff.ID)
+	tests := []struct {
+		name, method, path, token string
+		body                      any
+		status                    int
+	}{
+		{"create a system-admin role", "POST", "/api/roles", editor, map[string]any{"name": "Root", "isSystemAdmin": true}, 403},
+		{"make a role system admin", "PUT", path, editor, map[string]any{"isSystemAdmin": true}, 403},
+		{"rename keeps the other fields", "PUT", path, editor, map[string]any{"name": "Staff members"}, 200},
+		{"an administrator may", "PUT", path, admin, map[string]any{"isSystemAdmin": true}, 200},
+		{"and undo it", "PUT", path, admin, map[string]any{"isSystemAdmin": false}, 200},
+		{"wrong type", "PUT", path, admin, map[string]any{"isDefaultRole": "yes"}, 400},
+		{"blank name", "PUT", path, admin, map[string]any{"name": ""}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			r := s.Do(t, tt.method, tt.path, tt.token, tt.body)
+			is.Equal(r.Status, tt.status)
+		})
+	}
+	is := is.New(t)
+	var got struct {
+		Name          string
+		IsDefaultRole bool
+		IsSystemAdmin bool
+	}
+	s.Do(t, "GET", path, admin, nil).JSON(t, &got)
+	is.Equal(got.Name, "Staff members")
+	is.True(got.IsDefaultRole)  // absent from the renaming body: unchanged
+	is.True(!got.IsSystemAdmin) // undone
+}

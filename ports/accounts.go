@@ -162,7 +162,7 @@ type RoleService interface {
 	Roles(ctx context.Context) ([]account.Role, error)
 	Role(ctx context.Context, id int64) (account.Role, error)
 	CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error)
-	UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error)
+	UpdateRole(ctx context.Context, id int64, p account.RolePatch) (account.Role, error)
 	DeleteRole(ctx context.Context, id int64) error
 	RolePermissions(ctx context.Context, id int64) ([]string, error)
 	SetRolePermissions(ctx context.Context, id int64, names []string) ([]string, error)

@@ -30,7 +30,7 @@ func (s *server) roleRoutes() []route {
 		{method: "GET", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesView), handler: s.handleRole(),
 			op: op{summary: "One role", tag: "roles", resp: ref("Role"), errs: []int{404}}},
 		{method: "PUT", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesEdit), handler: s.handleUpdateRole(),
-			op: op{summary: "Change a role", tag: "roles", body: ref("RoleInput"), resp: ref("Role"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Change a role (absent fields keep their value)", tag: "roles", body: ref("RoleInput"), resp: ref("Role"), errs: []int{400, 404, 409}}},
 		{method: "DELETE", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesDelete), handler: s.handleDeleteRole(),
 			op: op{summary: "Delete a role (409 if it would leave no system administrator)", tag: "roles", ok: 204, errs: []int{404, 409}}},
 		{method: "GET", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesView), handler: s.handleRolePermissions(),
@@ -126,12 +126,26 @@ func (s *server) handleUpdateRole() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		var in roleInput
+		var in struct {
+			Name          Opt[string] `json:"name"`
+			IsSystemAdmin Opt[bool]   `json:"isSystemAdmin"`
+			IsDefaultRole Opt[bool]   `json:"isDefaultRole"`
+		}
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		role, err := s.svc.Roles.UpdateRole(r.Context(), id, account.RoleInput(in))
+		var p account.RolePatch
+		if in.Name.Set {
+			p.Name = &in.Name.V
+		}
+		if in.IsSystemAdmin.Set {
+			p.IsSystemAdmin = &in.IsSystemAdmin.V
+		}
+		if in.IsDefaultRole.Set {
+			p.IsDefaultRole = &in.IsDefaultRole.V
+		}
+		role, err := s.svc.Roles.UpdateRole(r.Context(), id, p)
 		s.reply(w, r, http.StatusOK, toRole(role), err)
 	}
 }

@@ -56,24 +56,40 @@ func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
 	return r.store.Role(ctx, id)
 }
 
-// CreateRole adds a role.
+// CreateRole adds a role. Only a system administrator may create a
+// system-admin role: RolesCreate must not be a way to make one.
 func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
-	if _, err := account.Require(ctx, account.RolesCreate); err != nil {
+	p, err := account.Require(ctx, account.RolesCreate)
+	if err != nil {
 		return account.Role{}, err
 	}
 	if err := in.Validate(); err != nil {
 		return account.Role{}, err
+	}
+	if in.IsSystemAdmin && !p.SystemAdmin {
+		return account.Role{}, domain.Errorf(domain.EFORBIDDEN, "only a system administrator may create a system-admin role")
 	}
 	return r.store.CreateRole(ctx, in)
 }
 
-// UpdateRole changes a role.
-func (r *Roles) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
-	if _, err := account.Require(ctx, account.RolesEdit); err != nil {
+// UpdateRole changes a role; fields absent from the patch keep their
+// value. Only a system administrator may change whether a role is a
+// system-admin role.
+func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatch) (account.Role, error) {
+	p, err := account.Require(ctx, account.RolesEdit)
+	if err != nil {
 		return account.Role{}, err
 	}
+	cur, err := r.store.Role(ctx, id)
+	if err != nil {
+		return account.Role{}, err
+	}
+	in := patch.Apply(cur)
 	if err := in.Validate(); err != nil {
 		return account.Role{}, err
+	}
+	if in.IsSystemAdmin != cur.IsSystemAdmin && !p.SystemAdmin {
+		return account.Role{}, domain.Errorf(domain.EFORBIDDEN, "only a system administrator may change whether a role is a system-admin role")
 	}
 	role, err := r.store.UpdateRole(ctx, id, in)
 	r.inv.Invalidate()

@@ -273,6 +273,28 @@ type RoleInput struct {
 	IsDefaultRole bool
 }
 
+// RolePatch is a change to a role: nil fields keep their value.
+type RolePatch struct {
+	Name          *string
+	IsSystemAdmin *bool
+	IsDefaultRole *bool
+}
+
+// Apply returns r's input with the patch applied.
+func (p RolePatch) Apply(r Role) RoleInput {
+	in := RoleInput{Name: r.Name, IsSystemAdmin: r.IsSystemAdmin, IsDefaultRole: r.IsDefaultRole}
+	if p.Name != nil {
+		in.Name = *p.Name
+	}
+	if p.IsSystemAdmin != nil {
+		in.IsSystemAdmin = *p.IsSystemAdmin
+	}
+	if p.IsDefaultRole != nil {
+		in.IsDefaultRole = *p.IsDefaultRole
+	}
+	return in
+}
+
 // Validate checks a role's fields.
 func (r RoleInput) Validate() error {
 	f := domain.FieldErrors{}
