@@ -76,6 +76,9 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	deps.Provider, deps.DocumentsByReference = p, true
 	svc = signingapp.New(deps)
 	a.Signing, a.signingPages = svc, p
+	if cfg.PublicURL == "" {
+		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")
+	}
 	if mailer == nil {
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}

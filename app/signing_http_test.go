@@ -532,6 +532,7 @@ func TestSigningDocuSealLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		big := []byte(`{"event_type":"form.viewed","data":{},"pad":"` + strings.Repeat("x", 1<<20) + `"}`)
 		unknown := []byte(`{"event_type":"form.completed","timestamp":"2026-11-21T09:30:00Z","data":{"id":77,"submission_id":987654,"email":"x@client.example","status":"completed"}}`)
 		for _, tc := range []struct {
 			name   string
@@ -547,6 +548,7 @@ func TestSigningDocuSealLifecycle(t *testing.T) {
 			{"a timestamp from the future", ds.SignWebhook(s.Clock.Now().Add(10*time.Minute), body), body, 401},
 			{"not JSON", ds.SignWebhook(s.Clock.Now(), []byte("nope")), []byte("nope"), 400},
 			{"an unknown submission", ds.SignWebhook(s.Clock.Now(), unknown), unknown, 200},
+			{"a body over 1 MiB", ds.SignWebhook(s.Clock.Now(), big), big, 413},
 			{"an event type that changes nothing", ds.SignWebhook(s.Clock.Now(), []byte(`{"event_type":"form.viewed","data":{}}`)), []byte(`{"event_type":"form.viewed","data":{}}`), 200},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -556,6 +558,42 @@ func TestSigningDocuSealLifecycle(t *testing.T) {
 				if tc.status != 200 {
 					contractProblem(t, r)
 				}
+			})
+		}
+	})
+
+	t.Run("declined and expired webhooks", func(t *testing.T) {
+		for _, tc := range []struct {
+			name    string
+			act     func(sub string) error
+			event   string
+			email   string
+			status  string
+			details string
+		}{
+			{"form.declined", func(sub string) error { return ds.Decline(sub, "erin@client.example", "The fee schedule is missing") },
+				"form.declined", "erin@client.example", "Declined", "erin@client.example declined (submission %s): The fee schedule is missing"},
+			{"submission.expired", func(sub string) error { return ds.Expire(sub) },
+				"submission.expired", "", "Expired", "the submission expired (submission %s)"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				cid, cdoc := signingContract(t, s, admin, "Outcome "+tc.name, 1)
+				got := signingSubmissionOf(t, signingSubmit(t, s, admin, cid, []int64{cdoc}, "random", "erin@client.example", "frank@client.example"))
+				is.NoErr(tc.act(got.ID)) // at DocuSeal
+				header, body, err := ds.Webhook(tc.event, got.ID, tc.email)
+				is.NoErr(err)                                             // the webhook
+				is.Equal(docusealWebhook(t, s, header, body).Status, 200) // accepted
+				c := signingContractGet(t, s, admin, cid)
+				is.Equal(c["status"], tc.status) // moved by the provider
+				is.Equal(c["isSigned"], false)   // unsigned
+				h := signingHistory(t, s, admin, cid)
+				is.Equal(h[0].Action, "signingEvent")                     // a signing event
+				is.Equal(*h[0].FromStatus, "WaitingForClientSignature")   // from waiting
+				is.Equal(*h[0].ToStatus, tc.status)                       // to the outcome
+				is.Equal(h[0].Details, fmt.Sprintf(tc.details, got.ID))   // with the reason
+				is.Equal(docusealWebhook(t, s, header, body).Status, 200) // a replay
+				is.Equal(len(signingHistory(t, s, admin, cid)), len(h))   // changes nothing
 			})
 		}
 	})
