@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -320,6 +321,29 @@ func TestSigningEmbeddedLifecycle(t *testing.T) {
 		is.Equal(len(signingHistory(t, s, admin, id)), len(h)) // nothing twice
 	})
 
+	t.Run("concurrent submissions: one wins, the others are 409", func(t *testing.T) {
+		is := is.New(t)
+		id, doc := signingContract(t, s, admin, "Race", 1)
+		const n = 6
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { statuses[i] = signingSubmit(t, s, admin, id, []int64{doc}, "", "race@client.example").Status })
+		}
+		wg.Wait()
+		sort.Ints(statuses)
+		is.Equal(statuses[0], 200)   // one succeeded
+		is.Equal(statuses[1], 409)   // the others found it waiting
+		is.Equal(statuses[n-1], 409) // all of them
+		submitted := 0
+		for _, a := range signingActions(signingHistory(t, s, admin, id)) {
+			if a == "submittedForSigning" {
+				submitted++
+			}
+		}
+		is.Equal(submitted, 1) // one entry
+	})
+
 	t.Run("no form builder and no webhooks", func(t *testing.T) {
 		is := is.New(t)
 		id, _ := signingContract(t, s, admin, "Builder", 1)
@@ -525,6 +549,28 @@ func TestSigningDocuSealLifecycle(t *testing.T) {
 		is.Equal(signingActions(h), []string{"created", "documentAdded", "submittedForSigning", "signingEvent", "signingEvent"}) // the story
 		is.Equal(*h[0].ToStatus, "Signed")                                                                                       // Signed by the provider
 		is.Equal(h[0].ActorName, "signing provider")                                                                             // actor
+	})
+
+	t.Run("concurrent deliveries of one webhook apply once", func(t *testing.T) {
+		is := is.New(t)
+		cid, cdoc := signingContract(t, s, admin, "Concurrent webhooks", 1)
+		got := signingSubmissionOf(t, signingSubmit(t, s, admin, cid, []int64{cdoc}, "", "gina@client.example"))
+		is.NoErr(ds.Complete(got.ID, "gina@client.example")) // signed at DocuSeal
+		header, body, err := ds.Webhook("form.completed", got.ID, "gina@client.example")
+		is.NoErr(err) // the webhook
+		before := len(signingHistory(t, s, admin, cid))
+		const n = 6
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { statuses[i] = docusealWebhook(t, s, header, body).Status })
+		}
+		wg.Wait()
+		for _, st := range statuses {
+			is.Equal(st, 200) // every delivery accepted
+		}
+		is.Equal(signingContractGet(t, s, admin, cid)["status"], "Signed") // signed
+		is.Equal(len(signingHistory(t, s, admin, cid)), before+1)          // one entry
 	})
 
 	t.Run("webhook authentication", func(t *testing.T) {
