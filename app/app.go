@@ -30,6 +30,7 @@ import (
 	"counsel/app/accounts"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
+	signingapp "counsel/app/signing"
 	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -51,6 +52,11 @@ type App struct {
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
 	Contracts *contracts.Service
+	// Signing is the digital-signing use case (see signing.go).
+	Signing       *signingapp.Service
+	signingPages  ports.SigningPages
+	contractStore *sqlite.ContractStore
+	blobs         ports.BlobStore
 }
 
 type systemClock struct{}
@@ -164,12 +170,17 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireContracts(); err != nil {
 		return err
 	}
+	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
+		return err
+	}
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,
 		Contracts:     a.Contracts,
+		Signing:       a.Signing,
+		SigningPages:  a.signingPages,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
@@ -230,8 +241,9 @@ func (a *App) wireContracts() error {
 	if err != nil {
 		return err
 	}
+	a.contractStore, a.blobs = sqlite.NewContractStore(a.db), blobs
 	a.Contracts = contracts.New(contracts.Deps{
-		Store: sqlite.NewContractStore(a.db), Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -289,6 +289,9 @@ func (c Config) Validate() error {
 		if c.DocuSealURL == "" || c.DocuSealAPIKey == "" {
 			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_URL and COUNSEL_DOCUSEAL_API_KEY")
 		}
+		if c.DocuSealWebhookSecret == "" {
+			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_WEBHOOK_SECRET (the HMAC secret DocuSeal signs its webhooks with)")
+		}
 	default:
 		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")
 	}

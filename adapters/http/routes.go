@@ -25,13 +25,14 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.userRoutes()...)
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
+	rs = append(rs, s.signingRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}

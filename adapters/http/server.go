@@ -35,6 +35,9 @@ type Services struct {
 	Remunerations ports.RemunerationService
 	// Contracts is the contract module (contracts, documents, history).
 	Contracts ports.ContractService
+	// Signing is digital signing of contracts and the provider's webhook
+	// (signing.go).
+	Signing ports.SigningService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

@@ -148,36 +148,43 @@ func (s *ContractStore) Contract(ctx context.Context, id int64) (contract.Contra
 func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
 	var out contract.Contract
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		c, err := loadContract(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		before := c
-		entries, err := fn(&c)
-		if err != nil {
-			return err
-		}
-		c.ID, c.UUID, c.CreatedAt = before.ID, before.UUID, before.CreatedAt
-		amount, err := amountCents(c.Amount)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
-			status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
-			matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
-			is_digital = ?, updated_at = ? WHERE id = ?`,
-			c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
-			c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
-			return err
-		}
-		if err := insertAudit(ctx, tx, id, entries); err != nil {
-			return err
-		}
-		out, err = loadContract(ctx, tx, id)
+		var err error
+		out, err = updateContract(ctx, tx, id, fn)
 		return err
 	})
 	return out, err
+}
+
+// updateContract loads contract id in tx, lets fn change it, and saves it
+// with fn's entries; it returns the contract as stored.
+func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+	c, err := loadContract(ctx, tx, id)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	before := c
+	entries, err := fn(&c)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	c.ID, c.UUID, c.CreatedAt = before.ID, before.UUID, before.CreatedAt
+	amount, err := amountCents(c.Amount)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
+		status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
+		matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
+		is_digital = ?, updated_at = ? WHERE id = ?`,
+		c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
+		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
+		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
+		return contract.Contract{}, err
+	}
+	if err := insertAudit(ctx, tx, id, entries); err != nil {
+		return contract.Contract{}, err
+	}
+	return loadContract(ctx, tx, id)
 }
 
 // DeleteContract implements ports.ContractStore.

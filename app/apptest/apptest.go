@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -74,7 +75,8 @@ type Server struct {
 
 // New starts a service. change, if given, adjusts the configuration first
 // (the defaults here: temp database and data dir, response OTP delivery,
-// no rate limits, cheap password hashing).
+// no rate limits, cheap password hashing, and COUNSEL_PUBLIC_URL the test
+// server's own URL).
 func New(t testing.TB, change ...func(*app.Config)) *Server {
 	t.Helper()
 	dir := t.TempDir()
@@ -88,15 +90,24 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 	cfg.HashParams = &argon2.Params{MemoryKiB: 64, Time: 1, Threads: 1}
 	cfg.LogLevel = "error"
 	cfg.Stderr = testWriter{t}
+	// The listener comes first so the service knows its own address:
+	// links it hands out (the embedded signer's embedSrc) point at it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	cfg.PublicURL = "http://" + ln.Addr().String()
 	for _, f := range change {
 		f(&cfg)
 	}
 	a, err := app.New(context.Background(), cfg)
 	if err != nil {
+		ln.Close()
 		t.Fatalf("start app: %v", err)
 	}
 	s := &Server{App: a, Clock: clock, Config: cfg}
-	s.Server = httptest.NewServer(a.Handler())
+	s.Server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.Handler()}}
+	s.Server.Start()
 	t.Cleanup(func() {
 		s.Server.Close()
 		if err := a.Close(); err != nil {

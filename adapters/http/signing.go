@@ -1,0 +1,399 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/signing"
+	"counsel/ports"
+)
+
+// webhookSignatureHeader carries a DocuSeal webhook's signature
+// (API-DECISIONS 6).
+const webhookSignatureHeader = "X-Docuseal-Signature"
+
+// webhookMaxBody bounds a webhook's raw body.
+const webhookMaxBody = 1 << 20
+
+func signingSchemas() map[string]js {
+	nullTime := nullable(dateTime())
+	return map[string]js{
+		"SigningSubmitter": object(js{
+			"id":            strDesc("the provider's submitter id"),
+			"name":          str(),
+			"email":         str(),
+			"phone":         str(),
+			"role":          strDesc("the template role the submitter signs as"),
+			"status":        enum(signing.SubmitterAwaiting, signing.SubmitterSent, signing.SubmitterOpened, signing.SubmitterCompleted, signing.SubmitterDeclined),
+			"sentAt":        nullTime,
+			"openedAt":      nullTime,
+			"completedAt":   nullTime,
+			"declinedAt":    nullTime,
+			"declineReason": nullable(str()),
+			"embedSrc":      strDesc("the submitter's signing link"),
+		}, "id", "name", "email", "phone", "role", "status", "sentAt", "openedAt", "completedAt", "declinedAt", "declineReason", "embedSrc"),
+		"SigningSubmission": object(js{
+			"id":                  strDesc("the provider's submission id (digitalContractSubmissionId)"),
+			"status":              enum(signing.SubmissionPending, signing.SubmissionCompleted, signing.SubmissionDeclined, signing.SubmissionExpired),
+			"createdAt":           nullTime,
+			"completedAt":         nullTime,
+			"auditLogUrl":         nullable(strDesc("the provider's audit log of the signing, once there is one")),
+			"combinedDocumentUrl": nullable(strDesc("the signed documents with the audit log in one PDF, once completed (DocuSeal)")),
+			"submitters":          arrayOf(ref("SigningSubmitter")),
+		}, "id", "status", "createdAt", "completedAt", "auditLogUrl", "combinedDocumentUrl", "submitters"),
+		"SigningSubmissionList": object(js{"items": arrayOf(ref("SigningSubmission"))}, "items"),
+		"SigningTemplate": object(js{
+			"id":    strDesc("the provider's template id (digitalContractId)"),
+			"name":  str(),
+			"slug":  str(),
+			"roles": arrayOf(str()),
+			"documents": arrayOf(object(js{
+				"id":       str(),
+				"fileName": str(),
+				"url":      strDesc("where the document can be downloaded (the embedded signer's links work for an hour)"),
+			}, "id", "fileName", "url")),
+			"createdAt": nullTime,
+			"updatedAt": nullTime,
+		}, "id", "name", "slug", "roles", "documents", "createdAt", "updatedAt"),
+		"SigningSubmitForSigning": object(js{
+			"documentIds": described(arrayOf(integer()), "1 to 20 documents of this contract"),
+			"submitters": described(arrayOf(object(js{
+				"name":  str(),
+				"email": strDesc("required for at least one submitter; the embedded signer needs one for every submitter"),
+				"phone": str(),
+				"role":  strDesc("the template role; default Signer 1, Signer 2, ... by position; distinct"),
+			})), "1 to 20 signing parties, in signing order"),
+			"sendEmail": described(boolean(), "send the invitations by email; default true"),
+			"sendSms":   described(boolean(), "send them by SMS (DocuSeal); default false"),
+			"order":     described(enum(signing.OrderPreserved, signing.OrderRandom), "preserved (default): each signer after the one before; random: all at once"),
+			"message": object(js{
+				"subject": strDesc("at most 200 characters"),
+				"body":    strDesc("at most 20000 characters"),
+			}),
+			"expireAt": nullable(described(dateTime(), "when the submission expires; in the future")),
+		}, "documentIds", "submitters"),
+		"SigningCreateSubmissionInput": object(js{
+			"templateId": described(js{"anyOf": []any{integer(), str()}}, "an existing template of the provider"),
+			"submission": described(arrayOf(object(js{
+				"submitters": arrayOf(object(js{
+					"email":     str(),
+					"name":      str(),
+					"phone":     str(),
+					"role":      strDesc("the template role; default by position"),
+					"sendEmail": described(boolean(), "false: this submitter wants no email (email goes out while any submitter of the submission wants it)"),
+					"sendSms":   boolean(),
+				})),
+			}, "submitters")), "1 to 20 submissions, each of 1 to 20 submitters"),
+			"sendEmail": described(boolean(), "default true"),
+			"sendSms":   described(boolean(), "default false"),
+			"order":     enum(signing.OrderPreserved, signing.OrderRandom),
+		}, "templateId", "submission"),
+		"SigningBuilderToken": object(js{"token": strDesc("a JWT (HS256 with the DocuSeal API key) for DocuSeal's embedded form builder; valid 1 hour")}, "token"),
+		"SigningWebhook": described(object(js{
+			"event_type": strDesc("form.completed, form.declined, submission.completed, submission.expired act; other types are accepted and ignored"),
+			"timestamp":  str(),
+			"data":       js{"type": "object"},
+		}, "event_type", "data"), "DocuSeal's webhook body, authenticated by X-Docuseal-Signature: <unix ts>.<hex HMAC-SHA256(secret, \"<ts>.<raw body>\")>, within 300 seconds"),
+		"SigningWebhookResult": object(js{"received": boolean()}, "received"),
+	}
+}
+
+// signingRoutes are the digital-signing routes of contracts and the
+// provider's webhook.
+func (s *server) signingRoutes() []route {
+	h := s.needSigning
+	const tag = "signing"
+	return []route{
+		{method: "POST", path: "/api/contracts/signing/{id:[0-9]+}/submitForSigning", access: perm(account.ContractEdit), handler: h(s.handleSubmitForSigning()),
+			op: op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
+				tag: tag, body: ref("SigningSubmitForSigning"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
+		{method: "GET", path: "/api/contracts/{id:[0-9]+}/template", access: perm(account.ContractView), handler: h(s.handleSigningTemplate()),
+			op: op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: tag, resp: ref("SigningTemplate"), errs: []int{404, 502}}},
+		{method: "GET", path: "/api/contracts/{id:[0-9]+}/submissions", access: perm(account.ContractView), handler: h(s.handleSigningSubmissions()),
+			op: op{summary: "The submissions of a digital contract's template, newest first (404 for a non-digital contract). Applies any completion, decline or expiry of the contract's submission that it has missed",
+				tag: tag, resp: ref("SigningSubmissionList"), errs: []int{404, 502}}},
+		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
+			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions",
+				tag: tag, body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
+		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
+			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
+				tag: tag, resp: ref("SigningBuilderToken"), errs: []int{404, 501}}},
+		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
+			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). 401 for a missing, wrong or stale X-Docuseal-Signature, and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
+				tag: tag, body: ref("SigningWebhook"), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
+	}
+}
+
+// needSigning answers 501 when the service has no signing module.
+func (s *server) needSigning(h http.HandlerFunc) http.Handler {
+	if s.svc.Signing != nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.failf(w, r, domain.ENOTIMPLEMENTED, "digital signing is not available in this configuration")
+	})
+}
+
+type signingSubmitterDTO struct {
+	ID            string  `json:"id"`
+	Name          string  `json:"name"`
+	Email         string  `json:"email"`
+	Phone         string  `json:"phone"`
+	Role          string  `json:"role"`
+	Status        string  `json:"status"`
+	SentAt        *Time   `json:"sentAt"`
+	OpenedAt      *Time   `json:"openedAt"`
+	CompletedAt   *Time   `json:"completedAt"`
+	DeclinedAt    *Time   `json:"declinedAt"`
+	DeclineReason *string `json:"declineReason"`
+	EmbedSrc      string  `json:"embedSrc"`
+}
+
+type signingSubmissionDTO struct {
+	ID                  string                `json:"id"`
+	Status              string                `json:"status"`
+	CreatedAt           *Time                 `json:"createdAt"`
+	CompletedAt         *Time                 `json:"completedAt"`
+	AuditLogURL         *string               `json:"auditLogUrl"`
+	CombinedDocumentURL *string               `json:"combinedDocumentUrl"`
+	Submitters          []signingSubmitterDTO `json:"submitters"`
+}
+
+func toSigningSubmission(sub signing.Submission) signingSubmissionDTO {
+	d := signingSubmissionDTO{
+		ID: sub.ID, Status: sub.Status, CreatedAt: timePtr(&sub.CreatedAt), CompletedAt: timePtr(sub.CompletedAt),
+		AuditLogURL: nonEmpty(sub.AuditLogURL), CombinedDocumentURL: nonEmpty(sub.CombinedDocumentURL),
+		Submitters: make([]signingSubmitterDTO, len(sub.Submitters)),
+	}
+	for i, p := range sub.Submitters {
+		d.Submitters[i] = signingSubmitterDTO{
+			ID: p.ID, Name: p.Name, Email: p.Email, Phone: p.Phone, Role: p.Role, Status: p.Status,
+			SentAt: timePtr(p.SentAt), OpenedAt: timePtr(p.OpenedAt), CompletedAt: timePtr(p.CompletedAt), DeclinedAt: timePtr(p.DeclinedAt),
+			DeclineReason: nonEmpty(p.DeclineReason), EmbedSrc: p.EmbedSrc,
+		}
+	}
+	return d
+}
+
+func toSigningSubmissions(subs []signing.Submission) []signingSubmissionDTO {
+	out := make([]signingSubmissionDTO, len(subs))
+	for i, sub := range subs {
+		out[i] = toSigningSubmission(sub)
+	}
+	return out
+}
+
+type signingTemplateDocumentDTO struct {
+	ID       string `json:"id"`
+	FileName string `json:"fileName"`
+	URL      string `json:"url"`
+}
+
+type signingTemplateDTO struct {
+	ID        string                       `json:"id"`
+	Name      string                       `json:"name"`
+	Slug      string                       `json:"slug"`
+	Roles     []string                     `json:"roles"`
+	Documents []signingTemplateDocumentDTO `json:"documents"`
+	CreatedAt *Time                        `json:"createdAt"`
+	UpdatedAt *Time                        `json:"updatedAt"`
+}
+
+func toSigningTemplate(t signing.Template) signingTemplateDTO {
+	d := signingTemplateDTO{ID: t.ID, Name: t.Name, Slug: t.Slug, Roles: t.Roles,
+		Documents: make([]signingTemplateDocumentDTO, len(t.Documents)),
+		CreatedAt: timePtr(&t.CreatedAt), UpdatedAt: timePtr(&t.UpdatedAt)}
+	if d.Roles == nil {
+		d.Roles = []string{}
+	}
+	for i, doc := range t.Documents {
+		d.Documents[i] = signingTemplateDocumentDTO{ID: doc.ID, FileName: doc.FileName, URL: doc.URL}
+	}
+	return d
+}
+
+// signingSubmitterIn is a submitter of either request body.
+type signingSubmitterIn struct {
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	Phone     string `json:"phone"`
+	Role      string `json:"role"`
+	SendEmail *bool  `json:"sendEmail"`
+	SendSMS   *bool  `json:"sendSms"`
+}
+
+func toSigningSubmitters(in []signingSubmitterIn) []ports.SigningSubmitter {
+	out := make([]ports.SigningSubmitter, len(in))
+	for i, p := range in {
+		out[i] = ports.SigningSubmitter{Name: p.Name, Email: p.Email, Phone: p.Phone, Role: p.Role, SendEmail: p.SendEmail, SendSMS: p.SendSMS}
+	}
+	return out
+}
+
+type submitForSigningIn struct {
+	DocumentIDs []int64              `json:"documentIds"`
+	Submitters  []signingSubmitterIn `json:"submitters"`
+	SendEmail   *bool                `json:"sendEmail"`
+	SendSMS     *bool                `json:"sendSms"`
+	Order       string               `json:"order"`
+	Message     *struct {
+		Subject string `json:"subject"`
+		Body    string `json:"body"`
+	} `json:"message"`
+	ExpireAt dateIn `json:"expireAt"`
+}
+
+func (s *server) handleSubmitForSigning() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var in submitForSigningIn
+		if err := decode(r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		f := domain.FieldErrors{}
+		req := ports.SubmitForSigningInput{
+			DocumentIDs: in.DocumentIDs, Submitters: toSigningSubmitters(in.Submitters),
+			SendEmail: in.SendEmail == nil || *in.SendEmail, SendSMS: in.SendSMS != nil && *in.SendSMS,
+			Order: in.Order, ExpireAt: in.ExpireAt.optional("expireAt", f),
+		}
+		if req.ExpireAt != nil && req.ExpireAt.IsZero() {
+			req.ExpireAt = nil // null: no expiry
+		}
+		if in.Message != nil {
+			req.Message = signing.Message{Subject: in.Message.Subject, Body: in.Message.Body}
+		}
+		if err := invalid(f); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		sub, err := s.svc.Signing.SubmitForSigning(r.Context(), id, req)
+		s.reply(w, r, http.StatusOK, toSigningSubmission(sub), detailed(err))
+	}
+}
+
+func (s *server) handleSigningTemplate() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		t, err := s.svc.Signing.Template(r.Context(), id)
+		s.reply(w, r, http.StatusOK, toSigningTemplate(t), err)
+	}
+}
+
+func (s *server) handleSigningSubmissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		subs, err := s.svc.Signing.Submissions(r.Context(), id)
+		s.reply(w, r, http.StatusOK, map[string]any{"items": toSigningSubmissions(subs)}, err)
+	}
+}
+
+// templateIDIn is a template id given as a JSON integer (as the spec has
+// it) or a string (as ids are written).
+type templateIDIn struct {
+	v   string
+	bad bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *templateIDIn) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	var s string
+	switch {
+	case string(b) == "null":
+	case json.Unmarshal(b, &s) == nil:
+		t.v = strings.TrimSpace(s)
+	case bytes.IndexAny(b, ".eE") < 0 && json.Unmarshal(b, &n) == nil:
+		t.v = n.String()
+	default:
+		t.bad = true
+	}
+	return nil
+}
+
+type createSubmissionsIn struct {
+	TemplateID templateIDIn `json:"templateId"`
+	Submission []struct {
+		Submitters []signingSubmitterIn `json:"submitters"`
+	} `json:"submission"`
+	SendEmail *bool  `json:"sendEmail"`
+	SendSMS   *bool  `json:"sendSms"`
+	Order     string `json:"order"`
+}
+
+func (s *server) handleCreateSubmissions() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var in createSubmissionsIn
+		if err := decode(r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if in.TemplateID.bad {
+			s.fail(w, r, invalid(domain.FieldErrors{"templateId": {"templateId must be an integer or a string"}}))
+			return
+		}
+		req := ports.CreateSubmissionsInput{
+			TemplateID: in.TemplateID.v, Order: in.Order,
+			SendEmail: in.SendEmail == nil || *in.SendEmail, SendSMS: in.SendSMS != nil && *in.SendSMS,
+		}
+		for _, item := range in.Submission {
+			req.Submissions = append(req.Submissions, toSigningSubmitters(item.Submitters))
+		}
+		subs, err := s.svc.Signing.CreateSubmissions(r.Context(), id, req)
+		s.reply(w, r, http.StatusOK, toSigningSubmissions(subs), detailed(err))
+	}
+}
+
+func (s *server) handleBuilderToken() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		tok, err := s.svc.Signing.BuilderToken(r.Context(), id)
+		s.reply(w, r, http.StatusOK, map[string]string{"token": tok}, err)
+	}
+}
+
+func (s *server) handleSigningWebhook() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// The signature covers the raw bytes: they are read as they are,
+		// not decoded and encoded again.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				s.fail(w, r, errBodyTooLarge)
+				return
+			}
+			s.fail(w, r, domain.Errorf(domain.EINVALID, "the request body could not be read"))
+			return
+		}
+		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get(webhookSignatureHeader), body)
+		s.reply(w, r, http.StatusOK, map[string]bool{"received": true}, err)
+	}
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"counsel/adapters/docuseal"
+	"counsel/adapters/embeddedsign"
+	"counsel/adapters/smtp"
+	"counsel/adapters/sqlite"
+	signingapp "counsel/app/signing"
+	"counsel/domain/signing"
+	"counsel/ports"
+)
+
+// wireSigning builds the signing provider COUNSEL_SIGNING_PROVIDER names
+// and the signing use case over it.
+//
+// embedded: the provider keeps its records in the database, reads
+// contract documents through the use case, and reports its events to the
+// use case's ApplySigningEvent after its own commits; it serves the
+// /sign pages, emails invitations when SMTP is configured, and a
+// background loop expires its due submissions every minute (stopped by
+// Close). docuseal: the DocuSeal API client, which has no pages.
+func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users signingapp.UserLookup) error {
+	cfg := a.cfg
+	deps := signingapp.Deps{
+		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
+		Clock: cfg.Clock, Logger: a.log,
+	}
+	switch cfg.SigningProvider {
+	case "docuseal":
+		p, err := docuseal.New(docuseal.Config{
+			BaseURL: cfg.DocuSealURL, APIKey: cfg.DocuSealAPIKey, WebhookSecret: cfg.DocuSealWebhookSecret,
+			UserEmail: cfg.DocuSealUserEmail, Logger: a.log, Now: cfg.Clock.Now,
+		})
+		if err != nil {
+			return err
+		}
+		deps.Provider = p
+		a.Signing = signingapp.New(deps)
+		a.log.Info("signing provider: DocuSeal", "url", cfg.DocuSealURL, "webhook", a.issuer()+"/api/signing/webhook")
+		return nil
+	}
+
+	secret, err := secrets.Secret(ctx, "signing_pages_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
+	if err != nil {
+		return fmt.Errorf("signing pages key: %w", err)
+	}
+	var mailer ports.Mailer
+	if cfg.SMTPAddr != "" && cfg.SMTPFrom != "" {
+		mailer = smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+	}
+	// The provider and the use case refer to each other: the provider
+	// reads documents and reports events through the use case, which
+	// calls the provider. The use case exists before any request.
+	var svc *signingapp.Service
+	p, err := embeddedsign.New(embeddedsign.Config{
+		PublicURL: a.issuer(),
+		Store:     sqlite.NewSigningStore(a.db),
+		Documents: func(ctx context.Context, id string) (io.ReadCloser, string, string, error) {
+			return svc.OpenDocument(ctx, id)
+		},
+		Events: func(ctx context.Context, e signing.Event) error { return svc.ApplySigningEvent(ctx, e) },
+		Mailer: mailer,
+		Secret: secret,
+		Now:    cfg.Clock.Now,
+		Rand:   cfg.Rand,
+		Logger: a.log,
+	})
+	if err != nil {
+		return err
+	}
+	deps.Provider, deps.DocumentsByReference = p, true
+	svc = signingapp.New(deps)
+	a.Signing, a.signingPages = svc, p
+	if cfg.PublicURL == "" {
+		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")
+	}
+	if mailer == nil {
+		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
+	}
+	a.every(sweepInterval, "signing submission expiry", p.ExpireDue)
+	return nil
+}
+
+// every runs fn now and then every interval in the background until Close.
+// Failures are logged and retried at the next tick.
+func (a *App) every(interval time.Duration, what string, fn func(context.Context) (int, error)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			if n, err := fn(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				a.log.ErrorContext(ctx, what, "err", err)
+			} else if n > 0 {
+				a.log.InfoContext(ctx, what, "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}

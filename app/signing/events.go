@@ -1,0 +1,131 @@
+package signing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/contract"
+	dsigning "counsel/domain/signing"
+)
+
+// report is what one provider event means for its contract.
+type report struct {
+	// key names the event within its submission; a key already recorded
+	// for the contract makes the event a repeat.
+	key string
+	// target is the status the event asks for; 0 for a signer's progress.
+	target contract.Status
+	// signer is true for an event about one signer, which is worth a line
+	// in the history even when it changes no status.
+	signer  bool
+	details string
+}
+
+// interpret reads an event; ok is false for a kind this service does not
+// act on.
+func interpret(e dsigning.Event) (r report, ok bool) {
+	who := strings.TrimSpace(e.SubmitterEmail)
+	if who == "" {
+		who = "a signer"
+	}
+	sub := fmt.Sprintf("(submission %s)", e.SubmissionID)
+	email := strings.ToLower(strings.TrimSpace(e.SubmitterEmail))
+	switch e.Kind {
+	case dsigning.EventSubmitterCompleted:
+		r = report{key: "completed:" + email, signer: true, details: fmt.Sprintf("%s signed %s", who, sub)}
+		if e.AllCompleted {
+			r.target = contract.Signed
+			r.details = fmt.Sprintf("%s signed; every party has signed %s", who, sub)
+		}
+	case dsigning.EventSubmitterDeclined:
+		reason := strings.Join(strings.Fields(e.Reason), " ")
+		if reason == "" {
+			reason = "no reason given"
+		}
+		if n := 1000; len(reason) > n {
+			reason = strings.ToValidUTF8(reason[:n], "") + "..."
+		}
+		r = report{key: "declined:" + email, target: contract.Declined, signer: true,
+			details: fmt.Sprintf("%s declined %s: %s", who, sub, reason)}
+	case dsigning.EventSubmissionCompleted:
+		r = report{key: dsigning.EventSubmissionCompleted, target: contract.Signed, details: "every party has signed " + sub}
+	case dsigning.EventSubmissionExpired:
+		r = report{key: dsigning.EventSubmissionExpired, target: contract.Expired, details: "the submission expired " + sub}
+	default:
+		return r, false
+	}
+	return r, true
+}
+
+// ApplySigningEvent applies one event of the signing provider to the
+// contract whose digitalContractSubmissionId is e.SubmissionID, with the
+// actor "signing provider": every party signed -> Signed (isSigned),
+// a party declined -> Declined (the reason in the audit details), the
+// submission expired -> Expired, each with a signingEvent audit entry; a
+// signer's signature alone is a signingEvent entry without a status
+// change. A repeated event changes nothing and writes no entry. An event
+// for a submission no contract has (an older submission, another system
+// sharing the DocuSeal account) is logged and accepted: it returns nil.
+// Only a failure to read or write the database is returned.
+//
+// It is the EventSink of the embedded signer, called after the signer's
+// own commit, and must not be called inside a write transaction.
+func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error {
+	r, ok := interpret(e)
+	if !ok || strings.TrimSpace(e.SubmissionID) == "" {
+		s.d.Logger.InfoContext(ctx, "signing event ignored", "kind", e.Kind, "submission", e.SubmissionID)
+		return nil
+	}
+	now := s.d.Clock.Now()
+	var refused error
+	c, applied, err := s.d.Signing.UpdateBySubmission(ctx, e.SubmissionID, r.key, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		var entries []contract.AuditEntry
+		entries, refused = decide(c, r, now)
+		if len(entries) > 0 {
+			c.UpdatedAt = now
+		}
+		return entries, nil
+	})
+	switch {
+	case domain.ErrorCode(err) == domain.ENOTFOUND:
+		s.d.Logger.WarnContext(ctx, "signing event for a submission no contract has", "kind", e.Kind, "submission", e.SubmissionID, "template", e.TemplateID)
+		return nil
+	case err != nil:
+		return fmt.Errorf("apply signing event %s of submission %s: %w", e.Kind, e.SubmissionID, err)
+	case !applied:
+		s.d.Logger.DebugContext(ctx, "signing event repeated; nothing to do", "kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID)
+	case refused != nil:
+		s.d.Logger.WarnContext(ctx, "signing event does not fit the contract's status; status left unchanged",
+			"kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID, "status", c.Status, "err", refused)
+	default:
+		s.d.Logger.InfoContext(ctx, "signing event applied", "kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID, "status", c.Status)
+	}
+	return nil
+}
+
+// decide applies report r to c at now and returns the audit entries, and
+// the state machine's refusal when the status could not change. An event
+// whose outcome the contract already has (submission.completed after the
+// last signer's form.completed) writes nothing, unless it is about a
+// signer.
+func decide(c *contract.Contract, r report, now time.Time) ([]contract.AuditEntry, error) {
+	progress := func(details string) []contract.AuditEntry {
+		return []contract.AuditEntry{{Action: contract.ActionSigningEvent, Actor: contract.ActorSigningProvider, At: now, Details: details}}
+	}
+	if r.target == 0 || c.Status == r.target {
+		if r.signer {
+			return progress(r.details), nil
+		}
+		return nil, nil
+	}
+	ch, err := c.ChangeStatus(r.target, contract.ActorSigningProvider)
+	if err != nil {
+		// The contract moved on meanwhile (a user revised it after a
+		// decline): the report is kept, the status is not forced.
+		return progress(fmt.Sprintf("%s; the contract stays %s", r.details, c.Status)), err
+	}
+	return ch.Audit(contract.ActionSigningEvent, 0, now, r.details), nil
+}

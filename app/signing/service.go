@@ -1,0 +1,483 @@
+// Package signing is the digital-signing use case of contracts: sending a
+// contract's documents to its signers through the configured signing
+// provider (the embedded signer or DocuSeal), reading the provider's
+// template and submissions, form-builder tokens, and applying what the
+// provider reports (webhooks, the embedded signer's events, and outcomes
+// found when submissions are read) to the contract's state machine.
+//
+// Provider calls never run inside a database write transaction: the
+// embedded signer writes to the same single-writer database, and a
+// provider may be slow. A change is made as "call the provider, then one
+// transaction that re-checks the contract's state, saves it and writes its
+// audit entry"; a provider failure (EUPSTREAM) changes nothing.
+//
+// ApplySigningEvent is the one entry of provider events, whichever way
+// they arrive. Each event is recorded with its contract in the same
+// transaction that applies it, so a repeated delivery is a no-op.
+package signing
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/contract"
+	dsigning "counsel/domain/signing"
+	"counsel/domain/user"
+	"counsel/ports"
+)
+
+// UserLookup finds a user (the caller of a form-builder token, for the
+// token's integration_email). ports.UserStore implements it.
+type UserLookup interface {
+	User(ctx context.Context, id int64) (user.User, error)
+}
+
+// Deps are what the service needs.
+type Deps struct {
+	Contracts ports.ContractStore
+	Signing   ports.ContractSigningStore
+	Blobs     ports.BlobStore
+	Provider  ports.SigningProvider
+	Users     UserLookup
+	Clock     ports.Clock
+	Logger    *slog.Logger
+	// DocumentsByReference is true when the provider's templates name
+	// contract documents by their id and read them when a signer asks (the
+	// embedded signer); false when the provider keeps copies, so a
+	// template is built from the documents' bytes (DocuSeal).
+	DocumentsByReference bool
+}
+
+// Service implements ports.SigningService.
+type Service struct{ d Deps }
+
+var _ ports.SigningService = (*Service)(nil)
+
+// New returns the signing service.
+func New(d Deps) *Service {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{d: d}
+}
+
+// Limits of one request, so each does bounded work (the embedded signer
+// has the same limits).
+const (
+	maxDocuments   = 20
+	maxSubmitters  = 20
+	maxSubmissions = 20
+	maxNameLen     = 200
+	maxSubjectLen  = 200
+	maxBodyLen     = 20000
+	// maxTemplateBytes bounds the documents sent to a provider that keeps
+	// copies (base64 in one JSON request).
+	maxTemplateBytes = 50 << 20
+	// builderTokenTTL is the lifetime of a form-builder token.
+	builderTokenTTL = time.Hour
+)
+
+// SubmitForSigning implements ports.SigningService.
+func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in ports.SubmitForSigningInput) (dsigning.Submission, error) {
+	p, err := account.Require(ctx, account.ContractEdit)
+	if err != nil {
+		return dsigning.Submission{}, err
+	}
+	now := s.d.Clock.Now()
+	f := domain.FieldErrors{}
+	docIDs := uniqueIDs(in.DocumentIDs)
+	switch {
+	case len(docIDs) == 0:
+		f.Add("documentIds", "at least one document of the contract is required")
+	case len(docIDs) > maxDocuments:
+		f.Add("documentIds", fmt.Sprintf("at most %d documents can be signed at once", maxDocuments))
+	}
+	subs := checkSubmitters("submitters", in.Submitters, f)
+	if len(in.Submitters) > 0 && !anyEmail(in.Submitters) {
+		f.Add("submitters", "at least one submitter with an email is required")
+	}
+	order := checkOrder(in.Order, f)
+	checkMessage(in.Message, f)
+	if in.ExpireAt != nil && !in.ExpireAt.After(now) {
+		f.Add("expireAt", "expireAt must be in the future")
+	}
+	if err := f.Err(); err != nil {
+		return dsigning.Submission{}, err
+	}
+
+	c, err := s.d.Contracts.Contract(ctx, contractID)
+	if err != nil {
+		return dsigning.Submission{}, err
+	}
+	if err := contract.CheckSubmitForSigning(c.Status); err != nil {
+		return dsigning.Submission{}, err
+	}
+	docs, err := s.contractDocuments(ctx, contractID, docIDs)
+	if err != nil {
+		return dsigning.Submission{}, err
+	}
+	roles := make([]string, len(subs))
+	for i, sub := range subs {
+		roles[i] = sub.Role
+	}
+	tpl, err := s.template(ctx, c, docs, roles)
+	if err != nil {
+		return dsigning.Submission{}, err
+	}
+	created, err := s.d.Provider.CreateSubmission(ctx, dsigning.NewSubmission{
+		TemplateID: tpl.ID, Submitters: subs, SendEmail: in.SendEmail, SendSMS: in.SendSMS, Order: order,
+		Message: in.Message, ExpireAt: in.ExpireAt, Name: c.Name,
+	})
+	if err != nil {
+		return dsigning.Submission{}, providerError(err, "")
+	}
+	if len(created) == 0 {
+		return dsigning.Submission{}, domain.Errorf(domain.EUPSTREAM, "the signing provider created no submission")
+	}
+	sub := created[0]
+
+	details := fmt.Sprintf("submission %s (template %s) to %s; documents: %s", sub.ID, tpl.ID, submitterList(subs), documentList(docs))
+	_, err = s.d.Contracts.UpdateContract(ctx, contractID, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		// The provider was called outside this transaction: the state
+		// is decided again on the contract as it is now.
+		ch, err := c.SubmitForSigning(tpl.ID, sub.ID)
+		if err != nil {
+			return nil, err
+		}
+		c.UpdatedAt = now
+		return ch.Audit(contract.ActionSubmittedForSigning, p.UserID, now, details), nil
+	})
+	if err != nil {
+		s.d.Logger.WarnContext(ctx, "signing submission created at the provider but not linked to its contract",
+			"contract", contractID, "template", tpl.ID, "submission", sub.ID, "err", err)
+		return dsigning.Submission{}, err
+	}
+	return sub, nil
+}
+
+// template returns the template to send: the contract's own when it still
+// fits (a role for every submitter and, where the provider refers to our
+// documents, the same documents), else a new one built from docs. Reusing
+// it keeps a resubmission working where templates cannot be built through
+// the API (DocuSeal Community Edition).
+func (s *Service) template(ctx context.Context, c contract.Contract, docs []contract.Document, roles []string) (dsigning.Template, error) {
+	if c.DigitalContractID != "" {
+		t, err := s.d.Provider.GetTemplate(ctx, c.DigitalContractID)
+		switch {
+		case err == nil && len(t.Roles) >= len(roles) && (!s.d.DocumentsByReference || sameDocuments(t, docs)):
+			return t, nil
+		case err == nil:
+			s.d.Logger.InfoContext(ctx, "signing template does not fit the submission; building a new one",
+				"contract", c.ID, "template", t.ID, "roles", len(t.Roles), "submitters", len(roles))
+		case domain.ErrorCode(err) == domain.ENOTFOUND:
+			s.d.Logger.WarnContext(ctx, "the contract's signing template is gone at the provider; building a new one",
+				"contract", c.ID, "template", c.DigitalContractID)
+		default:
+			return dsigning.Template{}, providerError(err, "")
+		}
+	}
+	nt := dsigning.NewTemplate{Name: c.Name, ExternalID: c.UUID, Roles: roles}
+	total := int64(0)
+	for _, d := range docs {
+		doc := dsigning.Document{ID: strconv.FormatInt(d.ID, 10), FileName: d.FileName, ContentType: d.ContentType}
+		if !s.d.DocumentsByReference {
+			if total += d.Size; total > maxTemplateBytes {
+				return dsigning.Template{}, domain.Invalid(map[string][]string{"documentIds": {
+					fmt.Sprintf("the documents to sign are larger than %d MiB together", maxTemplateBytes>>20)}})
+			}
+			b, err := s.readDocument(ctx, d)
+			if err != nil {
+				return dsigning.Template{}, err
+			}
+			doc.Content = b
+		}
+		nt.Documents = append(nt.Documents, doc)
+	}
+	t, err := s.d.Provider.CreateTemplate(ctx, nt)
+	if err != nil {
+		return dsigning.Template{}, providerError(err, "")
+	}
+	return t, nil
+}
+
+// sameDocuments reports whether template t holds exactly docs.
+func sameDocuments(t dsigning.Template, docs []contract.Document) bool {
+	if len(t.Documents) != len(docs) {
+		return false
+	}
+	want := map[string]bool{}
+	for _, d := range docs {
+		want[strconv.FormatInt(d.ID, 10)] = true
+	}
+	for _, d := range t.Documents {
+		if !want[d.ID] {
+			return false
+		}
+	}
+	return true
+}
+
+// contractDocuments loads the documents ids of contract contractID; an id
+// of another contract or of no document is a field error.
+func (s *Service) contractDocuments(ctx context.Context, contractID int64, ids []int64) ([]contract.Document, error) {
+	f := domain.FieldErrors{}
+	docs := make([]contract.Document, 0, len(ids))
+	for _, id := range ids {
+		d, err := s.d.Contracts.Document(ctx, contractID, id)
+		switch {
+		case domain.ErrorCode(err) == domain.ENOTFOUND:
+			f.Add("documentIds", fmt.Sprintf("document %d is not a document of contract %d", id, contractID))
+		case err != nil:
+			return nil, err
+		default:
+			docs = append(docs, d)
+		}
+	}
+	return docs, f.Err()
+}
+
+// readDocument reads a document's bytes (at most contract.MaxDocumentSize).
+func (s *Service) readDocument(ctx context.Context, d contract.Document) ([]byte, error) {
+	rc, err := s.d.Blobs.Open(ctx, d.StorageKey)
+	if err != nil {
+		return nil, fmt.Errorf("open document %d of contract %d: %w", d.ID, d.ContractID, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, contract.MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read document %d of contract %d: %w", d.ID, d.ContractID, err)
+	}
+	return b, nil
+}
+
+// OpenDocument opens a contract document by its id alone, for the embedded
+// signer (its embeddedsign.DocumentOpener). It checks no permission: the
+// signer calls it only for a document of a template behind a valid signing
+// link or signed document URL. ENOTFOUND for an unknown id.
+func (s *Service) OpenDocument(ctx context.Context, documentID string) (io.ReadCloser, string, string, error) {
+	id, err := strconv.ParseInt(documentID, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, "", "", domain.Errorf(domain.ENOTFOUND, "document %q not found", documentID)
+	}
+	d, err := s.d.Signing.DocumentByID(ctx, id)
+	if err != nil {
+		return nil, "", "", err
+	}
+	rc, err := s.d.Blobs.Open(ctx, d.StorageKey)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			// A row without its file is lost data, not a client's mistake.
+			err = fmt.Errorf("document %d of contract %d has no file: %v", d.ID, d.ContractID, err)
+		}
+		return nil, "", "", err
+	}
+	return rc, d.FileName, d.ContentType, nil
+}
+
+// Template implements ports.SigningService.
+func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Template, error) {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
+		return dsigning.Template{}, err
+	}
+	c, err := s.digital(ctx, contractID)
+	if err != nil {
+		return dsigning.Template{}, err
+	}
+	t, err := s.d.Provider.GetTemplate(ctx, c.DigitalContractID)
+	if err != nil {
+		return dsigning.Template{}, providerError(err, fmt.Sprintf("the signing template %s of contract %d no longer exists at the signing provider", c.DigitalContractID, c.ID))
+	}
+	return t, nil
+}
+
+// Submissions implements ports.SigningService. While the contract waits
+// for signatures, an outcome of its submission that the contract has not
+// seen (a lost webhook) is applied through ApplySigningEvent; a failure to
+// do so is logged and does not fail the read.
+func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning.Submission, error) {
+	if _, err := account.Require(ctx, account.ContractView); err != nil {
+		return nil, err
+	}
+	c, err := s.digital(ctx, contractID)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := s.d.Provider.ListSubmissions(ctx, c.DigitalContractID)
+	if err != nil {
+		return nil, providerError(err, fmt.Sprintf("the signing template %s of contract %d no longer exists at the signing provider", c.DigitalContractID, c.ID))
+	}
+	if c.Status == contract.WaitingForClientSignature && c.DigitalContractSubmissionID != "" {
+		s.reconcile(ctx, c, subs)
+	}
+	return subs, nil
+}
+
+// reconcile applies the outcome of c's submission, found in subs or read
+// from the provider, when it is over.
+func (s *Service) reconcile(ctx context.Context, c contract.Contract, subs []dsigning.Submission) {
+	var sub *dsigning.Submission
+	for i := range subs {
+		if subs[i].ID == c.DigitalContractSubmissionID {
+			sub = &subs[i]
+			break
+		}
+	}
+	if sub == nil {
+		got, err := s.d.Provider.GetSubmission(ctx, c.DigitalContractSubmissionID)
+		if err != nil {
+			s.d.Logger.WarnContext(ctx, "reconcile signing: submission not readable", "contract", c.ID, "submission", c.DigitalContractSubmissionID, "err", err)
+			return
+		}
+		sub = &got
+	}
+	for _, e := range OutcomeEvents(*sub, s.d.Clock.Now()) {
+		if err := s.ApplySigningEvent(ctx, e); err != nil {
+			s.d.Logger.ErrorContext(ctx, "reconcile signing: event not applied", "contract", c.ID, "submission", sub.ID, "kind", e.Kind, "err", err)
+			return
+		}
+	}
+}
+
+// OutcomeEvents returns the events that report a finished submission: one
+// EventSubmitterCompleted per signer who signed (in signing order), then
+// EventSubmissionCompleted, the decliners' EventSubmitterDeclined, or
+// EventSubmissionExpired. A pending submission has none.
+func OutcomeEvents(sub dsigning.Submission, now time.Time) []dsigning.Event {
+	if sub.Status == dsigning.SubmissionPending || sub.Status == "" {
+		return nil
+	}
+	at := func(t *time.Time) time.Time {
+		if t != nil {
+			return *t
+		}
+		return now
+	}
+	var out []dsigning.Event
+	for _, p := range sub.Submitters {
+		if p.Status == dsigning.SubmitterCompleted {
+			out = append(out, dsigning.Event{Kind: dsigning.EventSubmitterCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
+				SubmitterEmail: p.Email, At: at(p.CompletedAt)})
+		}
+	}
+	switch sub.Status {
+	case dsigning.SubmissionCompleted:
+		out = append(out, dsigning.Event{Kind: dsigning.EventSubmissionCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: at(sub.CompletedAt)})
+	case dsigning.SubmissionDeclined:
+		for _, p := range sub.Submitters {
+			if p.Status == dsigning.SubmitterDeclined {
+				out = append(out, dsigning.Event{Kind: dsigning.EventSubmitterDeclined, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
+					SubmitterEmail: p.Email, Reason: p.DeclineReason, At: at(p.DeclinedAt)})
+			}
+		}
+	case dsigning.SubmissionExpired:
+		out = append(out, dsigning.Event{Kind: dsigning.EventSubmissionExpired, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: now})
+	}
+	return out
+}
+
+// digital loads a contract that must be digital.
+func (s *Service) digital(ctx context.Context, contractID int64) (contract.Contract, error) {
+	c, err := s.d.Contracts.Contract(ctx, contractID)
+	if err != nil {
+		return c, err
+	}
+	if !c.IsDigital() {
+		return c, domain.Errorf(domain.ENOTFOUND, "contract %d is not digital: it has no signing template", contractID)
+	}
+	return c, nil
+}
+
+// BuilderToken implements ports.SigningService.
+func (s *Service) BuilderToken(ctx context.Context, contractID int64) (string, error) {
+	p, err := account.Require(ctx, account.ContractEdit)
+	if err != nil {
+		return "", err
+	}
+	c, err := s.d.Contracts.Contract(ctx, contractID)
+	if err != nil {
+		return "", err
+	}
+	u, err := s.d.Users.User(ctx, p.UserID)
+	if err != nil {
+		return "", fmt.Errorf("form-builder token: caller %d: %w", p.UserID, err)
+	}
+	tok, err := s.d.Provider.BuilderToken(ctx, dsigning.BuilderTokenRequest{
+		IntegrationEmail: u.Email, Name: c.Name, ExternalID: c.UUID, TemplateID: c.DigitalContractID,
+		ExpiresAt: s.d.Clock.Now().Add(builderTokenTTL),
+	})
+	if err != nil {
+		return "", providerError(err, "")
+	}
+	return tok, nil
+}
+
+// Webhook implements ports.SigningService.
+func (s *Service) Webhook(ctx context.Context, signatureHeader string, body []byte) error {
+	events, err := s.d.Provider.ParseWebhook(signatureHeader, body, s.d.Clock.Now())
+	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.d.Logger.WarnContext(ctx, "signing webhook refused", "err", err)
+		}
+		return err
+	}
+	for _, e := range events {
+		if err := s.ApplySigningEvent(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// providerError passes a provider's error on. ENOTFOUND becomes the
+// message notFound when given (a missing template of an existing
+// contract), else EUPSTREAM: a provider that loses what it created
+// failed. Validation errors (EINVALID) are the client's and stay.
+func providerError(err error, notFound string) error {
+	if domain.ErrorCode(err) != domain.ENOTFOUND {
+		return err
+	}
+	if notFound != "" {
+		return &domain.Error{Code: domain.ENOTFOUND, Message: notFound, Err: err}
+	}
+	return &domain.Error{Code: domain.EUPSTREAM, Message: "the signing provider lost a record it had created: " + domain.ErrorMessage(err), Err: err}
+}
+
+// uniqueIDs drops repeated ids, keeping the first order.
+func uniqueIDs(ids []int64) []int64 {
+	seen := map[int64]bool{}
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func submitterList(subs []dsigning.NewSubmitter) string {
+	parts := make([]string, len(subs))
+	for i, s := range subs {
+		who := s.Email
+		if who == "" {
+			who = s.Phone
+		}
+		parts[i] = fmt.Sprintf("%s (%s)", who, s.Role)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func documentList(docs []contract.Document) string {
+	parts := make([]string, len(docs))
+	for i, d := range docs {
+		parts[i] = d.FileName
+	}
+	return strings.Join(parts, ", ")
+}

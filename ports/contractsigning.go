@@ -1,0 +1,95 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"counsel/domain/contract"
+	"counsel/domain/signing"
+)
+
+// ContractSigningStore is what the signing use case needs of the contract
+// store beyond ports.ContractStore: the lookup of a contract by its signing
+// submission, with a record of the provider events already applied, and
+// documents by id alone (the embedded signer's pages name no contract).
+type ContractSigningStore interface {
+	// UpdateBySubmission finds the contract whose
+	// digitalContractSubmissionId is submissionID and, in one transaction,
+	// records eventKey for that contract and submission, lets fn change
+	// the contract and saves it with fn's entries (as UpdateContract
+	// does). When eventKey was recorded before, fn is not called, nothing
+	// changes, and applied is false: a provider's repeated delivery is a
+	// no-op. An empty eventKey is never recorded. ENOTFOUND when no
+	// contract has the submission.
+	UpdateBySubmission(ctx context.Context, submissionID, eventKey string, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (c contract.Contract, applied bool, err error)
+	// DocumentByID returns a contract document by its id alone. ENOTFOUND
+	// if there is none.
+	DocumentByID(ctx context.Context, docID int64) (contract.Document, error)
+}
+
+// SigningSubmitter is a signing party named by a client.
+type SigningSubmitter struct {
+	Name  string
+	Email string
+	Phone string
+	Role  string
+	// SendEmail and SendSMS are the party's own preferences in a
+	// SigningCreateSubmissionInput; nil means the submission's.
+	SendEmail *bool
+	SendSMS   *bool
+}
+
+// SubmitForSigningInput is the body of submitForSigning.
+type SubmitForSigningInput struct {
+	DocumentIDs []int64
+	Submitters  []SigningSubmitter
+	SendEmail   bool
+	SendSMS     bool
+	Order       string // signing.OrderPreserved or signing.OrderRandom; "" is preserved
+	Message     signing.Message
+	ExpireAt    *time.Time
+}
+
+// CreateSubmissionsInput is the spec's SigningCreateSubmissionInput: one
+// submission per entry of Submissions, each with its submitters.
+type CreateSubmissionsInput struct {
+	TemplateID  string
+	Submissions [][]SigningSubmitter
+	SendEmail   bool
+	SendSMS     bool
+	Order       string
+}
+
+// SigningService is the signing use case the HTTP adapter calls. Every
+// method but Webhook checks the caller's permission (ContractView to read,
+// ContractEdit to change): EUNAUTHORIZED without a caller, EFORBIDDEN
+// without the permission. A failure of the provider is EUPSTREAM and
+// changes no contract.
+type SigningService interface {
+	// SubmitForSigning sends documents of a contract to its signers: a
+	// template (unless the contract has one that fits), a submission, and
+	// the contract WaitingForClientSignature. ENOTFOUND for an unknown
+	// contract; ECONFLICT unless it is Draft, ContractDesign or Declined;
+	// EINVALID for no document of the contract, no submitter with an
+	// email, or other invalid input.
+	SubmitForSigning(ctx context.Context, contractID int64, in SubmitForSigningInput) (signing.Submission, error)
+	// Template returns the contract's signing template. ENOTFOUND for an
+	// unknown or non-digital contract.
+	Template(ctx context.Context, contractID int64) (signing.Template, error)
+	// Submissions returns the submissions of the contract's template and
+	// applies any outcome of its submission that the contract missed.
+	// ENOTFOUND for an unknown or non-digital contract.
+	Submissions(ctx context.Context, contractID int64) ([]signing.Submission, error)
+	// CreateSubmissions creates submissions on an existing template and
+	// links the first to the contract where API-DECISIONS 6 says so.
+	// ENOTFOUND, EINVALID, ECONFLICT as for SubmitForSigning.
+	CreateSubmissions(ctx context.Context, contractID int64, in CreateSubmissionsInput) ([]signing.Submission, error)
+	// BuilderToken returns a DocuSeal form-builder token for the contract.
+	// ENOTFOUND; ENOTIMPLEMENTED with a provider that has no form builder.
+	BuilderToken(ctx context.Context, contractID int64) (string, error)
+	// Webhook authenticates a provider's callback and applies its events.
+	// EUNAUTHORIZED for a missing, wrong or stale signature (and always
+	// with a provider that sends none); EINVALID for a body it cannot
+	// read. Events about unknown submissions are logged and accepted.
+	Webhook(ctx context.Context, signatureHeader string, body []byte) error
+}
