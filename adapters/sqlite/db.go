@@ -77,7 +77,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	write.SetConnMaxIdleTime(0)
 	write.SetConnMaxLifetime(0)
 	db := &DB{path: path, write: write, Now: func() time.Time { return time.Now().UTC() }}
-	if err := write.PingContext(ctx); err != nil {
+	if err := pingBusy(ctx, write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -100,6 +100,28 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	read.SetConnMaxIdleTime(5 * time.Minute)
 	db.read = read
 	return db, nil
+}
+
+// pingBusy opens the first connection, retrying while another process
+// holds the lock: switching a new file to WAL needs an exclusive lock and
+// SQLite answers SQLITE_BUSY at once there, without the busy timeout. Two
+// processes starting on one new file (a server and a command) meet it.
+func pingBusy(ctx context.Context, db *sql.DB) error {
+	delay := 10 * time.Millisecond
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := db.PingContext(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
 }
 
 // Close closes both pools. The writer closes last so the WAL is
