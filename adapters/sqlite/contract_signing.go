@@ -54,7 +54,7 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 
 // DocumentByID implements ports.ContractSigningStore.
 func (s *ContractStore) DocumentByID(ctx context.Context, docID int64) (contract.Document, error) {
-	d, err := scanDocument(s.db.read.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM contract_documents WHERE id = ?`, docID))
+	d, err := scanDocument(s.db.queryRow(ctx, `SELECT `+documentColumns+` FROM contract_documents WHERE id = ?`, docID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, notFound("document")
 	}
