@@ -184,11 +184,17 @@ func (s *server) contractRoutes() []route {
 
 // needContracts answers 501 when the service has no contract module.
 func (s *server) needContracts(h http.HandlerFunc) http.Handler {
-	if s.svc.Contracts != nil {
+	return s.need(s.svc.Contracts != nil, "contracts are", h)
+}
+
+// need answers 501 in place of h when a module is not wired, so its
+// routes (and the API reference) exist in every configuration.
+func (s *server) need(available bool, what string, h http.HandlerFunc) http.Handler {
+	if available {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.failf(w, r, domain.ENOTIMPLEMENTED, "contracts are not available in this configuration")
+		s.failf(w, r, domain.ENOTIMPLEMENTED, "%s not available in this configuration", what)
 	})
 }
 

@@ -132,12 +132,7 @@ func (s *server) signingRoutes() []route {
 
 // needSigning answers 501 when the service has no signing module.
 func (s *server) needSigning(h http.HandlerFunc) http.Handler {
-	if s.svc.Signing != nil {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.failf(w, r, domain.ENOTIMPLEMENTED, "digital signing is not available in this configuration")
-	})
+	return s.need(s.svc.Signing != nil, "digital signing is", h)
 }
 
 type signingSubmitterDTO struct {
