@@ -2,43 +2,23 @@ package oidc_test
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/sha512"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/matryer/is"
 
 	"counsel/adapters/oidc"
+	"counsel/adapters/oidc/oidctest"
 	"counsel/domain"
 	"counsel/domain/account"
-)
-
-const (
-	clientID     = "counsel-client"
-	clientSecret = "s3cret"
-	redirectURI  = "https://counsel.example/auth/callback"
 )
 
 // start is the fake clock's first reading; whole seconds, as NumericDate
@@ -63,284 +43,44 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// signer signs tokens as one provider key would.
-type signer struct {
-	alg string
-	kid string
-	key crypto.Signer
+// keys are the provider keys the tests sign with.
+type keys struct {
+	rsaA, ecA, ec384A, edA *oidctest.Key // published from the start
+	rsaB                   *oidctest.Key // not published until a test rotates it in
+	rsaC                   *oidctest.Key // not published until a test rotates it in
+	rsaOther               *oidctest.Key // rsaC's private key under rsaA's kid
 }
 
-func (s signer) sign(t *testing.T, input []byte) []byte {
-	t.Helper()
-	var (
-		sig []byte
-		err error
-	)
-	switch s.alg {
-	case "RS256":
-		h := sha256.Sum256(input)
-		sig, err = rsa.SignPKCS1v15(rand.Reader, s.key.(*rsa.PrivateKey), crypto.SHA256, h[:])
-	case "PS256":
-		h := sha256.Sum256(input)
-		sig, err = rsa.SignPSS(rand.Reader, s.key.(*rsa.PrivateKey), crypto.SHA256, h[:], nil)
-	case "ES256", "ES384":
-		var digest []byte
-		size := 32
-		if s.alg == "ES256" {
-			h := sha256.Sum256(input)
-			digest = h[:]
-		} else {
-			h := sha512.Sum384(input)
-			digest, size = h[:], 48
-		}
-		var r, ss *big.Int
-		r, ss, err = ecdsa.Sign(rand.Reader, s.key.(*ecdsa.PrivateKey), digest)
-		if err == nil {
-			sig = make([]byte, 2*size)
-			r.FillBytes(sig[:size])
-			ss.FillBytes(sig[size:])
-		}
-	case "EdDSA":
-		sig = ed25519.Sign(s.key.(ed25519.PrivateKey), input)
-	default:
-		t.Fatalf("signer: unknown alg %s", s.alg)
+// newKeys gives idp the ES384 and EdDSA keys beside its RS256 and ES256
+// ones and makes the unpublished keys.
+func newKeys(idp *oidctest.Provider) keys {
+	k := keys{
+		rsaA: idp.Key("RS256"), ecA: idp.Key("ES256"), ec384A: idp.Rotate("ES384"), edA: idp.Rotate("EdDSA"),
+		rsaB: idp.NewKey("RS256"), rsaC: idp.NewKey("RS256"),
 	}
-	if err != nil {
-		t.Fatalf("sign: %v", err)
-	}
-	return sig
-}
-
-// publicJWK returns s's public key as a JWK; without alg when noAlg, as
-// Microsoft publishes its keys.
-func (s signer) publicJWK(t *testing.T, noAlg bool) jwk.Key {
-	t.Helper()
-	k, err := jwk.FromRaw(s.key.Public())
-	if err != nil {
-		t.Fatalf("jwk from raw: %v", err)
-	}
-	_ = k.Set(jwk.KeyIDKey, s.kid)
-	_ = k.Set(jwk.KeyUsageKey, "sig")
-	if !noAlg {
-		_ = k.Set(jwk.AlgorithmKey, jwa.SignatureAlgorithm(s.alg))
-	}
+	other := *k.rsaC
+	other.ID = k.rsaA.ID // same kid, wrong key
+	k.rsaOther = &other
 	return k
 }
 
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+// env is a local provider, its keys, and a Provider for it on a fake
+// clock.
+type env struct {
+	keys
+	idp *oidctest.Provider
+	p   *oidc.Provider
+	clk *fakeClock
+}
 
-func mustJSON(t *testing.T, v any) []byte {
+// setup starts a local provider publishing rsaA, ecA, ec384A and edA and a
+// Provider for it; mod may change the Config, whose Issuer is the local
+// provider's.
+func setup(t *testing.T, mod func(*oidc.Config)) *env {
 	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("json: %v", err)
-	}
-	return b
-}
-
-// compact builds header.payload and signs it with sign.
-func compact(t *testing.T, header, claims map[string]any, sign func([]byte) []byte) string {
-	t.Helper()
-	input := b64(mustJSON(t, header)) + "." + b64(mustJSON(t, claims))
-	return input + "." + b64(sign([]byte(input)))
-}
-
-// mint signs claims with s, naming s.kid.
-func mint(t *testing.T, s signer, claims map[string]any) string {
-	t.Helper()
-	header := map[string]any{"alg": s.alg, "typ": "JWT"}
-	if s.kid != "" {
-		header["kid"] = s.kid
-	}
-	return compact(t, header, claims, func(in []byte) []byte { return s.sign(t, in) })
-}
-
-// tokenAnswer is what the fake token endpoint answers for one code.
-type tokenAnswer struct {
-	status int
-	body   string
-}
-
-// fakeIdP is a local OpenID Connect provider: discovery, JWKS and token
-// endpoint, with hit counters and switches to make it misbehave.
-type fakeIdP struct {
-	t   *testing.T
-	srv *httptest.Server
-
-	mu              sync.Mutex
-	docIssuer       string // discovery's issuer; defaults to the server URL
-	tokenEndpoint   string // defaults to {server}/token
-	keys            []jwk.Key
-	jwksStatus      int // 0 means 200
-	discoveryStatus int
-	jwksBody        string // when set, served instead of the keys
-	answers         map[string]tokenAnswer
-	lastForm        url.Values
-	lastContentType string
-
-	discoveryHits, jwksHits, tokenHits atomic.Int32
-}
-
-func newFakeIdP(t *testing.T) *fakeIdP {
-	f := &fakeIdP{t: t, answers: map[string]tokenAnswer{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeIdP) serve(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration"):
-		f.discoveryHits.Add(1)
-		if f.discoveryStatus != 0 {
-			w.WriteHeader(f.discoveryStatus)
-			return
-		}
-		iss := f.docIssuer
-		if iss == "" {
-			iss = f.srv.URL
-		}
-		te := f.tokenEndpoint
-		if te == "" {
-			te = f.srv.URL + "/token"
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(mustJSON(f.t, map[string]any{
-			"issuer": iss, "jwks_uri": f.srv.URL + "/jwks", "token_endpoint": te,
-			"id_token_signing_alg_values_supported": []string{"RS256", "ES256"},
-		}))
-	case r.URL.Path == "/jwks":
-		f.jwksHits.Add(1)
-		if f.jwksStatus != 0 {
-			w.WriteHeader(f.jwksStatus)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if f.jwksBody != "" {
-			_, _ = w.Write([]byte(f.jwksBody))
-			return
-		}
-		_, _ = w.Write(mustJSON(f.t, map[string]any{"keys": f.keys}))
-	case r.URL.Path == "/token" && r.Method == http.MethodPost:
-		f.tokenHits.Add(1)
-		f.lastContentType = r.Header.Get("Content-Type")
-		_ = r.ParseForm()
-		f.lastForm = r.PostForm
-		a, ok := f.answers[r.PostForm.Get("code")]
-		if !ok {
-			a = tokenAnswer{status: http.StatusBadRequest, body: `{"error":"invalid_grant"}`}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(a.status)
-		_, _ = w.Write([]byte(a.body))
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// publish replaces the served key set.
-func (f *fakeIdP) publish(t *testing.T, noAlg bool, ss ...signer) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.keys = nil
-	for _, s := range ss {
-		f.keys = append(f.keys, s.publicJWK(t, noAlg))
-	}
-}
-
-func (f *fakeIdP) set(fn func(f *fakeIdP)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	fn(f)
-}
-
-// keys shared by the tests; generating RSA keys is slow.
-var (
-	keysOnce                         sync.Once
-	rsaA, rsaB, rsaOther, ecA, edA   signer
-	ec384A                           signer
-	rsaAPublicPEM, rsaAPublicJWKJSON []byte
-)
-
-func testKeys(t *testing.T) {
-	t.Helper()
-	keysOnce.Do(func() {
-		rk := func() *rsa.PrivateKey {
-			k, err := rsa.GenerateKey(rand.Reader, 2048)
-			if err != nil {
-				panic(err)
-			}
-			return k
-		}
-		ek := func(c elliptic.Curve) *ecdsa.PrivateKey {
-			k, err := ecdsa.GenerateKey(c, rand.Reader)
-			if err != nil {
-				panic(err)
-			}
-			return k
-		}
-		_, ed, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			panic(err)
-		}
-		rsaA = signer{alg: "RS256", kid: "rsa-a", key: rk()}
-		rsaB = signer{alg: "RS256", kid: "rsa-b", key: rk()}
-		rsaOther = signer{alg: "RS256", kid: "rsa-a", key: rk()} // same kid, wrong key
-		ecA = signer{alg: "ES256", kid: "ec-a", key: ek(elliptic.P256())}
-		ec384A = signer{alg: "ES384", kid: "ec384-a", key: ek(elliptic.P384())}
-		edA = signer{alg: "EdDSA", kid: "ed-a", key: ed}
-		der, err := x509.MarshalPKIXPublicKey(rsaA.key.Public())
-		if err != nil {
-			panic(err)
-		}
-		rsaAPublicPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
-		k, err := jwk.FromRaw(rsaA.key.Public())
-		if err != nil {
-			panic(err)
-		}
-		rsaAPublicJWKJSON, err = json.Marshal(k)
-		if err != nil {
-			panic(err)
-		}
-	})
-}
-
-// claims returns a valid claim set for issuer at now, changed by edits;
-// a nil value in edits deletes the claim.
-func claims(issuer string, now time.Time, edits map[string]any) map[string]any {
-	c := map[string]any{
-		"iss":            issuer,
-		"aud":            clientID,
-		"sub":            "user-1",
-		"email":          "ada@example.com",
-		"email_verified": true,
-		"name":           "Ada Lovelace",
-		"given_name":     "Ada",
-		"family_name":    "Lovelace",
-		"iat":            now.Unix(),
-		"exp":            now.Add(time.Hour).Unix(),
-	}
-	for k, v := range edits {
-		if v == nil {
-			delete(c, k)
-			continue
-		}
-		c[k] = v
-	}
-	return c
-}
-
-// setup starts a fake provider publishing rsaA, ecA, ec384A and edA and a
-// Provider for it.
-func setup(t *testing.T, mod func(*oidc.Config)) (*fakeIdP, *oidc.Provider, *fakeClock) {
-	t.Helper()
-	testKeys(t)
-	f := newFakeIdP(t)
-	f.publish(t, false, rsaA, ecA, ec384A, edA)
-	clk := &fakeClock{t: start}
-	cfg := oidc.Config{Issuer: f.srv.URL, ClientID: clientID, Now: clk.Now, Timeout: 2 * time.Second}
+	idp := oidctest.New(t)
+	e := &env{keys: newKeys(idp), idp: idp, clk: &fakeClock{t: start}}
+	cfg := oidc.Config{Issuer: idp.Issuer(), ClientID: oidctest.ClientID, Now: e.clk.Now, Timeout: 2 * time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -349,7 +89,43 @@ func setup(t *testing.T, mod func(*oidc.Config)) (*fakeIdP, *oidc.Provider, *fak
 		t.Fatalf("new: %v", err)
 	}
 	t.Cleanup(func() { _ = p.Close() })
-	return f, p, clk
+	e.p = p
+	return e
+}
+
+// claims returns a valid claim set of idp at now for user-1, changed by
+// edits; a nil value in edits deletes the claim.
+func claims(idp *oidctest.Provider, now time.Time, edits map[string]any) oidctest.Claims {
+	c := idp.Claims(now, "user-1", "ada@example.com")
+	for name, v := range edits {
+		c = c.With(name, v)
+	}
+	return c
+}
+
+// mint signs claims at the clock's time, changed by edits, with k.
+func (e *env) mint(k *oidctest.Key, edits map[string]any) string {
+	return oidctest.MintWith(k, claims(e.idp, e.clk.Now(), edits))
+}
+
+// bareJWKJSON returns k's public key as a JWK in JSON with no kid, use or
+// alg: the bytes a key-confusion forgery keys HMAC with.
+func bareJWKJSON(t *testing.T, k *oidctest.Key) []byte {
+	t.Helper()
+	j, err := jwk.FromRaw(k.Public())
+	if err != nil {
+		t.Fatalf("jwk from raw: %v", err)
+	}
+	return mustJSON(t, j)
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	return b
 }
 
 func code(err error) string { return domain.ErrorCode(err) }
@@ -362,94 +138,84 @@ func wantIdentity(issuer string) account.ExternalIdentity {
 }
 
 func TestVerifyAcceptsValidTokens(t *testing.T) {
-	f, p, clk := setup(t, nil)
-	iss := f.srv.URL
-	now := clk.Now()
+	e := setup(t, nil)
+	now := e.clk.Now()
+	noKid := *e.ecA
+	noKid.ID = ""
 	tests := []struct {
-		name   string
-		signer signer
-		edits  map[string]any
+		name  string
+		key   *oidctest.Key
+		edits map[string]any
 	}{
-		{name: "RS256", signer: rsaA},
-		{name: "ES256", signer: ecA},
-		{name: "ES384", signer: ec384A},
-		{name: "EdDSA", signer: edA},
-		{name: "no kid: every key of the type is tried", signer: signer{alg: "ES256", key: ecA.key}},
-		{name: "email_verified missing", signer: rsaA, edits: map[string]any{"email_verified": nil}},
-		{name: "email_verified as string", signer: rsaA, edits: map[string]any{"email_verified": "true"}},
-		{name: "several audiences with azp", signer: rsaA, edits: map[string]any{"aud": []string{clientID, "other"}, "azp": clientID}},
-		{name: "one audience, azp of another client", signer: rsaA, edits: map[string]any{"azp": "android-client"}},
-		{name: "expired within skew", signer: rsaA, edits: map[string]any{"exp": now.Add(-50 * time.Second).Unix()}},
-		{name: "iat ahead within skew", signer: rsaA, edits: map[string]any{"iat": now.Add(50 * time.Second).Unix()}},
-		{name: "nbf ahead within skew", signer: rsaA, edits: map[string]any{"nbf": now.Add(50 * time.Second).Unix()}},
-		{name: "name from given and family", signer: rsaA, edits: map[string]any{"name": nil}},
+		{name: "RS256", key: e.rsaA},
+		{name: "ES256", key: e.ecA},
+		{name: "ES384", key: e.ec384A},
+		{name: "EdDSA", key: e.edA},
+		{name: "no kid: every key of the type is tried", key: &noKid},
+		{name: "email_verified missing", key: e.rsaA, edits: map[string]any{"email_verified": nil}},
+		{name: "email_verified as string", key: e.rsaA, edits: map[string]any{"email_verified": "true"}},
+		{name: "several audiences with azp", key: e.rsaA, edits: map[string]any{"aud": []string{oidctest.ClientID, "other"}, "azp": oidctest.ClientID}},
+		{name: "one audience, azp of another client", key: e.rsaA, edits: map[string]any{"azp": "android-client"}},
+		{name: "expired within skew", key: e.rsaA, edits: map[string]any{"exp": now.Add(-50 * time.Second).Unix()}},
+		{name: "iat ahead within skew", key: e.rsaA, edits: map[string]any{"iat": now.Add(50 * time.Second).Unix()}},
+		{name: "nbf ahead within skew", key: e.rsaA, edits: map[string]any{"nbf": now.Add(50 * time.Second).Unix()}},
+		{name: "name from given and family", key: e.rsaA, edits: map[string]any{"name": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			got, err := p.Verify(context.Background(), mint(t, tt.signer, claims(iss, now, tt.edits)), "")
-			is.NoErr(err)                              // valid token
-			is.Equal(got, wantIdentity(iss))           // identity from the claims
-			is.Equal(f.discoveryHits.Load(), int32(1)) // discovery fetched once
-			is.Equal(f.jwksHits.Load(), int32(1))      // keys fetched once
+			got, err := e.p.Verify(context.Background(), e.mint(tt.key, tt.edits), "")
+			is.NoErr(err)                               // valid token
+			is.Equal(got, wantIdentity(e.idp.Issuer())) // identity from the claims
+			is.Equal(e.idp.Hits().Discovery, 1)         // discovery fetched once
+			is.Equal(e.idp.Hits().JWKS, 1)              // keys fetched once
 		})
 	}
 }
 
 func TestVerifyKeysWithoutAlg(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	f.publish(t, true, rsaA, ecA)
-	for _, s := range []signer{rsaA, ecA} {
-		_, err := p.Verify(context.Background(), mint(t, s, claims(f.srv.URL, clk.Now(), nil)), "")
+	e := setup(t, nil)
+	e.idp.OmitKeyAlg(true)
+	e.idp.Publish(e.rsaA, e.ecA)
+	for _, k := range []*oidctest.Key{e.rsaA, e.ecA} {
+		_, err := e.p.Verify(context.Background(), e.mint(k, nil), "")
 		is.NoErr(err) // keys without alg are picked by kid and type
 	}
 	// A kid without alg still refuses an algorithm of another key type.
-	forged := compact(t, map[string]any{"alg": "ES256", "kid": rsaA.kid}, claims(f.srv.URL, clk.Now(), nil),
-		func(in []byte) []byte { return ecA.sign(t, in) })
-	_, err := p.Verify(context.Background(), forged, "")
+	forged := oidctest.Compact(map[string]any{"alg": "ES256", "kid": e.rsaA.ID}, claims(e.idp, e.clk.Now(), nil), e.ecA.Sign)
+	_, err := e.p.Verify(context.Background(), forged, "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // ES256 does not fit an RSA key
 }
 
 func TestVerifyGoogleBareIssuer(t *testing.T) {
-	testKeys(t)
-	f := newFakeIdP(t)
-	f.publish(t, false, rsaA)
-	clk := &fakeClock{t: start}
-	p, err := oidc.New(context.Background(), oidc.Config{
-		Issuer: "https://accounts.google.com", ClientID: clientID, JWKSURL: f.srv.URL + "/jwks", Now: clk.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	// Google's issuer, with the keys from the local provider.
+	e := setup(t, func(c *oidc.Config) { c.JWKSURL, c.Issuer = c.Issuer+"/jwks", "https://accounts.google.com" })
+	e.idp.Publish(e.rsaA)
 	for _, iss := range []string{"https://accounts.google.com", "accounts.google.com"} {
 		t.Run(iss, func(t *testing.T) {
 			is := is.New(t)
-			got, err := p.Verify(context.Background(), mint(t, rsaA, claims(iss, clk.Now(), nil)), "")
+			got, err := e.p.Verify(context.Background(), e.mint(e.rsaA, map[string]any{"iss": iss}), "")
 			is.NoErr(err)                                       // Google's two spellings
 			is.Equal(got.Issuer, "https://accounts.google.com") // normalised to the configured issuer
-			is.Equal(f.discoveryHits.Load(), int32(0))          // JWKSURL set: no discovery
+			is.Equal(e.idp.Hits().Discovery, 0)                 // JWKSURL set: no discovery
 		})
 	}
 	is := is.New(t)
-	_, err = p.Verify(context.Background(), mint(t, rsaA, claims("https://evil.example", clk.Now(), nil)), "")
+	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, map[string]any{"iss": "https://evil.example"}), "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // another issuer
 }
 
 func TestVerifyRefusesInvalidTokens(t *testing.T) {
-	f, p, clk := setup(t, nil)
-	iss := f.srv.URL
-	now := clk.Now()
-	valid := mint(t, rsaA, claims(iss, now, nil))
-	parts := strings.Split(valid, ".")
-	hs256 := func(key []byte) string {
-		return compact(t, map[string]any{"alg": "HS256", "kid": rsaA.kid}, claims(iss, now, nil), func(in []byte) []byte {
-			m := hmac.New(sha256.New, key)
-			m.Write(in)
-			return m.Sum(nil)
-		})
-	}
+	e := setup(t, nil)
+	iss := e.idp.Issuer()
+	now := e.clk.Now()
+	valid := claims(e.idp, now, nil)
+	parts := strings.Split(oidctest.MintWith(e.rsaA, valid), ".")
+	ps256 := *e.rsaA
+	ps256.Alg = "PS256"
+	// signedBy signs a valid claim set under header with k.
+	signedBy := func(header map[string]any, k *oidctest.Key) string { return oidctest.Compact(header, valid, k.Sign) }
 	tests := []struct {
 		name  string
 		token string
@@ -457,39 +223,39 @@ func TestVerifyRefusesInvalidTokens(t *testing.T) {
 		{"empty", ""},
 		{"garbage", "not-a-token"},
 		{"JSON serialization", `{"payload":"` + parts[1] + `","signatures":[]}`},
-		{"bad signature", mint(t, rsaOther, claims(iss, now, nil))},
-		{"tampered payload", parts[0] + "." + b64(mustJSON(t, claims(iss, now, map[string]any{"sub": "admin"}))) + "." + parts[2]},
-		{"wrong issuer", mint(t, rsaA, claims("https://evil.example", now, nil))},
-		{"issuer with trailing slash", mint(t, rsaA, claims(iss+"/", now, nil))},
-		{"wrong audience", mint(t, rsaA, claims(iss, now, map[string]any{"aud": "another-client"}))},
-		{"several audiences, wrong azp", mint(t, rsaA, claims(iss, now, map[string]any{"aud": []string{clientID, "x"}, "azp": "x"}))},
-		{"several audiences, no azp", mint(t, rsaA, claims(iss, now, map[string]any{"aud": []string{clientID, "x"}}))},
-		{"expired", mint(t, rsaA, claims(iss, now, map[string]any{"exp": now.Add(-61 * time.Second).Unix()}))},
-		{"missing exp", mint(t, rsaA, claims(iss, now, map[string]any{"exp": nil}))},
-		{"exp zero", mint(t, rsaA, claims(iss, now, map[string]any{"exp": 0}))},
-		{"iat in the future", mint(t, rsaA, claims(iss, now, map[string]any{"iat": now.Add(2 * time.Minute).Unix()}))},
-		{"nbf in the future", mint(t, rsaA, claims(iss, now, map[string]any{"nbf": now.Add(2 * time.Minute).Unix()}))},
-		{"missing sub", mint(t, rsaA, claims(iss, now, map[string]any{"sub": nil}))},
-		{"alg none", compact(t, map[string]any{"alg": "none"}, claims(iss, now, nil), func([]byte) []byte { return nil })},
-		{"alg none with kid", compact(t, map[string]any{"alg": "none", "kid": rsaA.kid}, claims(iss, now, nil), func([]byte) []byte { return nil })},
-		{"HS256 keyed with the public key PEM", hs256(rsaAPublicPEM)},
-		{"HS256 keyed with the public JWK", hs256(rsaAPublicJWKJSON)},
-		{"PS256 is not allowed", mint(t, signer{alg: "PS256", kid: rsaA.kid, key: rsaA.key}, claims(iss, now, nil))},
-		{"ES256 header on an RSA key", compact(t, map[string]any{"alg": "ES256", "kid": rsaA.kid}, claims(iss, now, nil), func(in []byte) []byte { return ecA.sign(t, in) })},
-		{"key alg differs from header alg", compact(t, map[string]any{"alg": "RS384", "kid": rsaA.kid}, claims(iss, now, nil), func(in []byte) []byte { return rsaA.sign(t, in) })},
-		{"crit header", compact(t, map[string]any{"alg": "RS256", "kid": rsaA.kid, "crit": []string{"exp"}, "exp": 1}, claims(iss, now, nil), func(in []byte) []byte { return rsaA.sign(t, in) })},
-		{"email not verified", mint(t, rsaA, claims(iss, now, map[string]any{"email_verified": false}))},
-		{"email not verified as string", mint(t, rsaA, claims(iss, now, map[string]any{"email_verified": "false"}))},
-		{"email_verified neither bool nor string", mint(t, rsaA, claims(iss, now, map[string]any{"email_verified": 0}))},
-		{"missing email", mint(t, rsaA, claims(iss, now, map[string]any{"email": nil}))},
-		{"empty email", mint(t, rsaA, claims(iss, now, map[string]any{"email": " "}))},
-		{"unknown kid", mint(t, rsaB, claims(iss, now, nil))},
+		{"bad signature", e.mint(e.rsaOther, nil)},
+		{"tampered payload", parts[0] + "." + base64.RawURLEncoding.EncodeToString(mustJSON(t, valid.With("sub", "admin"))) + "." + parts[2]},
+		{"wrong issuer", e.mint(e.rsaA, map[string]any{"iss": "https://evil.example"})},
+		{"issuer with trailing slash", e.mint(e.rsaA, map[string]any{"iss": iss + "/"})},
+		{"wrong audience", e.mint(e.rsaA, map[string]any{"aud": "another-client"})},
+		{"several audiences, wrong azp", e.mint(e.rsaA, map[string]any{"aud": []string{oidctest.ClientID, "x"}, "azp": "x"})},
+		{"several audiences, no azp", e.mint(e.rsaA, map[string]any{"aud": []string{oidctest.ClientID, "x"}})},
+		{"expired", e.mint(e.rsaA, map[string]any{"exp": now.Add(-61 * time.Second).Unix()})},
+		{"missing exp", e.mint(e.rsaA, map[string]any{"exp": nil})},
+		{"exp zero", e.mint(e.rsaA, map[string]any{"exp": 0})},
+		{"iat in the future", e.mint(e.rsaA, map[string]any{"iat": now.Add(2 * time.Minute).Unix()})},
+		{"nbf in the future", e.mint(e.rsaA, map[string]any{"nbf": now.Add(2 * time.Minute).Unix()})},
+		{"missing sub", e.mint(e.rsaA, map[string]any{"sub": nil})},
+		{"alg none", oidctest.MintNone("", valid)},
+		{"alg none with kid", oidctest.MintNone(e.rsaA.ID, valid)},
+		{"HS256 keyed with the public key PEM", oidctest.MintHMAC(e.rsaA.PublicKeyPEM(), e.rsaA.ID, valid)},
+		{"HS256 keyed with the public JWK", oidctest.MintHMAC(bareJWKJSON(t, e.rsaA), e.rsaA.ID, valid)},
+		{"PS256 is not allowed", oidctest.MintWith(&ps256, valid)},
+		{"ES256 header on an RSA key", signedBy(map[string]any{"alg": "ES256", "kid": e.rsaA.ID}, e.ecA)},
+		{"key alg differs from header alg", signedBy(map[string]any{"alg": "RS384", "kid": e.rsaA.ID}, e.rsaA)},
+		{"crit header", signedBy(map[string]any{"alg": "RS256", "kid": e.rsaA.ID, "crit": []string{"exp"}, "exp": 1}, e.rsaA)},
+		{"email not verified", e.mint(e.rsaA, map[string]any{"email_verified": false})},
+		{"email not verified as string", e.mint(e.rsaA, map[string]any{"email_verified": "false"})},
+		{"email_verified neither bool nor string", e.mint(e.rsaA, map[string]any{"email_verified": 0})},
+		{"missing email", e.mint(e.rsaA, map[string]any{"email": nil})},
+		{"empty email", e.mint(e.rsaA, map[string]any{"email": " "})},
+		{"unknown kid", e.mint(e.rsaB, nil)},
 	}
 	var message string
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := p.Verify(context.Background(), tt.token, "")
+			_, err := e.p.Verify(context.Background(), tt.token, "")
 			var de *domain.Error
 			is.True(errors.As(err, &de))            // a *domain.Error
 			is.Equal(de.Code, domain.EUNAUTHORIZED) // refused
@@ -508,74 +274,71 @@ func TestVerifyRefusesInvalidTokens(t *testing.T) {
 
 func TestKeyRotationAndRefetchLimit(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
+	e := setup(t, nil)
 	ctx := context.Background()
-	iss := f.srv.URL
 
-	_, err := p.Verify(ctx, mint(t, rsaA, claims(iss, clk.Now(), nil)), "")
-	is.NoErr(err)                         // first key set
-	is.Equal(f.jwksHits.Load(), int32(1)) // fetched once
+	_, err := e.p.Verify(ctx, e.mint(e.rsaA, nil), "")
+	is.NoErr(err)                  // first key set
+	is.Equal(e.idp.Hits().JWKS, 1) // fetched once
 
-	f.publish(t, false, rsaA, rsaB) // the provider rotates in rsaB
-	clk.Add(5 * time.Second)
-	_, err = p.Verify(ctx, mint(t, rsaB, claims(iss, clk.Now(), nil)), "")
-	is.NoErr(err)                         // unknown kid: refetched and accepted
-	is.Equal(f.jwksHits.Load(), int32(2)) // one refetch
+	e.idp.Publish(e.rsaA, e.rsaB) // the provider rotates in rsaB
+	e.clk.Add(5 * time.Second)
+	_, err = e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
+	is.NoErr(err)                  // unknown kid: refetched and accepted
+	is.Equal(e.idp.Hits().JWKS, 2) // one refetch
 
-	_, err = p.Verify(ctx, mint(t, rsaB, claims(iss, clk.Now(), nil)), "")
-	is.NoErr(err)                         // now known
-	is.Equal(f.jwksHits.Load(), int32(2)) // from the cache
+	_, err = e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
+	is.NoErr(err)                  // now known
+	is.Equal(e.idp.Hits().JWKS, 2) // from the cache
 
-	unknown := signer{alg: "RS256", kid: "rsa-c", key: rsaOther.key}
-	clk.Add(30 * time.Second)
-	_, err = p.Verify(ctx, mint(t, unknown, claims(iss, clk.Now(), nil)), "")
+	e.clk.Add(30 * time.Second)
+	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // still unknown
-	is.Equal(f.jwksHits.Load(), int32(2))     // within a minute of the last refetch: none
+	is.Equal(e.idp.Hits().JWKS, 2)            // within a minute of the last refetch: none
 
-	f.publish(t, false, rsaB, unknown)
-	clk.Add(31 * time.Second)
-	_, err = p.Verify(ctx, mint(t, unknown, claims(iss, clk.Now(), nil)), "")
-	is.NoErr(err)                         // a minute later the refetch is allowed
-	is.Equal(f.jwksHits.Load(), int32(3)) // one more fetch
+	e.idp.Publish(e.rsaB, e.rsaC)
+	e.clk.Add(31 * time.Second)
+	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
+	is.NoErr(err)                  // a minute later the refetch is allowed
+	is.Equal(e.idp.Hits().JWKS, 3) // one more fetch
 
-	_, err = p.Verify(ctx, mint(t, rsaA, claims(iss, clk.Now(), nil)), "")
+	_, err = e.p.Verify(ctx, e.mint(e.rsaA, nil), "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // rotated out, and no refetch yet
-	is.Equal(f.jwksHits.Load(), int32(3))     // rate limited
+	is.Equal(e.idp.Hits().JWKS, 3)            // rate limited
 }
 
 func TestJWKSFailureKeepsLastGoodSet(t *testing.T) {
-	f, p, clk := setup(t, nil)
+	e := setup(t, nil)
 	ctx := context.Background()
-	iss := f.srv.URL
 	is := is.New(t)
-	_, err := p.Verify(ctx, mint(t, rsaA, claims(iss, clk.Now(), nil)), "")
+	_, err := e.p.Verify(ctx, e.mint(e.rsaA, nil), "")
 	is.NoErr(err) // first key set
 
 	tests := []struct {
 		name    string
-		breakIt func(f *fakeIdP)
+		breakIt func(idp *oidctest.Provider)
 	}{
-		{"server error", func(f *fakeIdP) { f.jwksStatus = http.StatusInternalServerError }},
-		{"not JSON", func(f *fakeIdP) { f.jwksStatus = 0; f.jwksBody = "<html>" }},
-		{"empty set", func(f *fakeIdP) { f.jwksBody = `{"keys":[]}` }},
+		{"server error", func(idp *oidctest.Provider) { idp.ServeJWKS(http.StatusInternalServerError, "") }},
+		{"not JSON", func(idp *oidctest.Provider) { idp.ServeJWKS(http.StatusOK, "<html>") }},
+		{"empty set", func(idp *oidctest.Provider) { idp.ServeJWKS(http.StatusOK, `{"keys":[]}`) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			f.set(tt.breakIt)
-			clk.Add(2 * time.Minute)
-			hits := f.jwksHits.Load()
-			_, err := p.Verify(ctx, mint(t, rsaB, claims(iss, clk.Now(), nil)), "")
+			tt.breakIt(e.idp)
+			e.clk.Add(2 * time.Minute)
+			hits := e.idp.Hits().JWKS
+			_, err := e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
 			is.Equal(code(err), domain.EUPSTREAM) // unknown kid and no keys to be had
-			is.Equal(f.jwksHits.Load(), hits+1)   // the refetch was tried
-			_, err = p.Verify(ctx, mint(t, ecA, claims(iss, clk.Now(), nil)), "")
+			is.Equal(e.idp.Hits().JWKS, hits+1)   // the refetch was tried
+			_, err = e.p.Verify(ctx, e.mint(e.ecA, nil), "")
 			is.NoErr(err) // the last good set still verifies
 		})
 	}
 }
 
 func TestProviderDown(t *testing.T) {
-	testKeys(t)
+	idp := oidctest.New(t) // signs the tokens; the providers below are elsewhere
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL
 	down.Close()
@@ -595,11 +358,11 @@ func TestProviderDown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			tt.cfg.ClientID = clientID
+			tt.cfg.ClientID = oidctest.ClientID
 			p, err := oidc.New(context.Background(), tt.cfg)
 			is.NoErr(err) // construction needs no provider
 			defer p.Close()
-			tok := mint(t, rsaA, claims(tt.cfg.Issuer, time.Now(), nil))
+			tok := oidctest.MintWith(idp.Key("RS256"), claims(idp, time.Now(), map[string]any{"iss": tt.cfg.Issuer}))
 			began := time.Now()
 			_, err = p.Verify(context.Background(), tok, "")
 			is.Equal(code(err), domain.EUPSTREAM)        // provider unreachable
@@ -613,62 +376,56 @@ func TestProviderDown(t *testing.T) {
 
 func TestDiscoveryRetriedAfterFailure(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	f.set(func(f *fakeIdP) { f.discoveryStatus = http.StatusServiceUnavailable })
-	tok := mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil))
-	_, err := p.Verify(context.Background(), tok, "")
+	e := setup(t, nil)
+	e.idp.ServeDiscovery(http.StatusServiceUnavailable, "")
+	tok := e.mint(e.rsaA, nil)
+	_, err := e.p.Verify(context.Background(), tok, "")
 	is.Equal(code(err), domain.EUPSTREAM) // discovery failed
 
-	f.set(func(f *fakeIdP) { f.discoveryStatus = 0 })
-	_, err = p.Verify(context.Background(), tok, "")
-	is.NoErr(err)                              // the next call discovers again
-	is.Equal(f.discoveryHits.Load(), int32(2)) // once failed, once good
+	e.idp.ServeDiscovery(0, "")
+	_, err = e.p.Verify(context.Background(), tok, "")
+	is.NoErr(err)                       // the next call discovers again
+	is.Equal(e.idp.Hits().Discovery, 2) // once failed, once good
 
-	f.set(func(f *fakeIdP) { f.jwksStatus = http.StatusBadGateway })
-	_, err = p.Verify(context.Background(), tok, "")
-	is.NoErr(err)                              // discovery and keys are cached
-	is.Equal(f.discoveryHits.Load(), int32(2)) // no more discovery
+	e.idp.ServeJWKS(http.StatusBadGateway, "")
+	_, err = e.p.Verify(context.Background(), tok, "")
+	is.NoErr(err)                       // discovery and keys are cached
+	is.Equal(e.idp.Hits().Discovery, 2) // no more discovery
 }
 
 func TestFirstKeyFetchRetried(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	f.set(func(f *fakeIdP) { f.jwksStatus = http.StatusInternalServerError })
-	tok := mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil))
-	_, err := p.Verify(context.Background(), tok, "")
+	e := setup(t, nil)
+	e.idp.ServeJWKS(http.StatusInternalServerError, "")
+	tok := e.mint(e.rsaA, nil)
+	_, err := e.p.Verify(context.Background(), tok, "")
 	is.Equal(code(err), domain.EUPSTREAM) // no keys yet
-	f.set(func(f *fakeIdP) { f.jwksStatus = 0 })
-	_, err = p.Verify(context.Background(), tok, "")
-	is.NoErr(err)                         // the first fetch is retried at once
-	is.Equal(f.jwksHits.Load(), int32(2)) // failed, then good
+	e.idp.ServeJWKS(0, "")
+	_, err = e.p.Verify(context.Background(), tok, "")
+	is.NoErr(err)                  // the first fetch is retried at once
+	is.Equal(e.idp.Hits().JWKS, 2) // failed, then good
 }
 
 func TestOversizedResponses(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	f.set(func(f *fakeIdP) { f.jwksBody = `{"keys":[],"pad":"` + strings.Repeat("x", 2<<20) + `"}` })
-	_, err := p.Verify(context.Background(), mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil)), "")
+	e := setup(t, nil)
+	e.idp.ServeJWKS(http.StatusOK, `{"keys":[],"pad":"`+strings.Repeat("x", 2<<20)+`"}`)
+	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, nil), "")
 	is.Equal(code(err), domain.EUPSTREAM) // a huge key set is refused
 
-	huge := mint(t, rsaA, claims(f.srv.URL, clk.Now(), map[string]any{"pad": strings.Repeat("x", 100<<10)}))
-	_, err = p.Verify(context.Background(), huge, "")
+	huge := e.mint(e.rsaA, map[string]any{"pad": strings.Repeat("x", 100<<10)})
+	_, err = e.p.Verify(context.Background(), huge, "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // a huge token is refused before parsing
 }
 
 func TestMicrosoftTenantDiscovery(t *testing.T) {
-	testKeys(t)
-	f := newFakeIdP(t)
-	f.publish(t, true, rsaA) // Entra publishes keys without alg
-	f.set(func(f *fakeIdP) { f.docIssuer = f.srv.URL + "/{tenantid}/v2.0" })
 	tenant := "9188040d-6c67-4c5b-b112-36a304b66dad"
-	issuer := f.srv.URL + "/" + tenant + "/v2.0"
-	clk := &fakeClock{t: start}
-
-	p, err := oidc.New(context.Background(), oidc.Config{Issuer: issuer, ClientID: clientID, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close() })
+	e := setup(t, func(c *oidc.Config) { c.Issuer += "/" + tenant + "/v2.0" })
+	base := e.idp.Issuer()
+	issuer := base + "/" + tenant + "/v2.0"
+	e.idp.OmitKeyAlg(true) // Entra publishes keys without alg
+	e.idp.Publish(e.rsaA)
+	e.idp.SetDiscoveryIssuer(base + "/{tenantid}/v2.0")
 
 	tests := []struct {
 		name string
@@ -676,44 +433,37 @@ func TestMicrosoftTenantDiscovery(t *testing.T) {
 		want string
 	}{
 		{"token of the configured tenant", issuer, ""},
-		{"token of another tenant", f.srv.URL + "/11111111-2222-3333-4444-555555555555/v2.0", domain.EUNAUTHORIZED},
-		{"token with the template issuer", f.srv.URL + "/{tenantid}/v2.0", domain.EUNAUTHORIZED},
+		{"token of another tenant", base + "/11111111-2222-3333-4444-555555555555/v2.0", domain.EUNAUTHORIZED},
+		{"token with the template issuer", base + "/{tenantid}/v2.0", domain.EUNAUTHORIZED},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := p.Verify(context.Background(), mint(t, rsaA, claims(tt.iss, clk.Now(), nil)), "")
+			_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, map[string]any{"iss": tt.iss}), "")
 			is.Equal(code(err), tt.want) // iss must equal the configured issuer
 		})
 	}
 
 	t.Run("document of another host", func(t *testing.T) {
 		is := is.New(t)
-		f.set(func(f *fakeIdP) { f.docIssuer = "https://login.example/{tenantid}/v2.0" })
-		p2, err := oidc.New(context.Background(), oidc.Config{Issuer: issuer, ClientID: clientID, Now: clk.Now})
+		e.idp.SetDiscoveryIssuer("https://login.example/{tenantid}/v2.0")
+		p2, err := oidc.New(context.Background(), oidc.Config{Issuer: issuer, ClientID: oidctest.ClientID, Now: e.clk.Now})
 		is.NoErr(err) // lazy
 		defer p2.Close()
-		_, err = p2.Verify(context.Background(), mint(t, rsaA, claims(issuer, clk.Now(), nil)), "")
+		_, err = p2.Verify(context.Background(), e.mint(e.rsaA, map[string]any{"iss": issuer}), "")
 		is.Equal(code(err), domain.EUPSTREAM) // the document does not belong to the issuer
 	})
 }
 
 func TestCodeExchange(t *testing.T) {
-	f, p, clk := setup(t, func(c *oidc.Config) { c.ClientSecret = clientSecret; c.RedirectURI = redirectURI })
-	iss := f.srv.URL
-	now := clk.Now()
-	idToken := mint(t, rsaA, claims(iss, now, nil))
-	answer := func(tok string) tokenAnswer {
-		return tokenAnswer{status: http.StatusOK, body: string(mustJSON(t, map[string]any{"access_token": "at", "token_type": "Bearer", "id_token": tok}))}
-	}
-	f.set(func(f *fakeIdP) {
-		f.answers["good"] = answer(mint(t, ecA, claims(iss, now, map[string]any{"name": "Ada King"})))
-		f.answers["other-sub"] = answer(mint(t, ecA, claims(iss, now, map[string]any{"sub": "user-2"})))
-		f.answers["bad-token"] = answer(mint(t, rsaOther, claims(iss, now, nil)))
-		f.answers["unauthorized-client"] = tokenAnswer{status: http.StatusUnauthorized, body: `{"error":"invalid_client"}`}
-		f.answers["provider-error"] = tokenAnswer{status: http.StatusInternalServerError, body: `oops`}
-		f.answers["no-id-token"] = tokenAnswer{status: http.StatusOK, body: `{"access_token":"at"}`}
-	})
+	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret; c.RedirectURI = oidctest.RedirectURI })
+	idToken := e.mint(e.rsaA, nil)
+	e.idp.AddCode("good", e.mint(e.ecA, map[string]any{"name": "Ada King"}))
+	e.idp.AddCode("other-sub", e.mint(e.ecA, map[string]any{"sub": "user-2"}))
+	e.idp.AddCode("bad-token", e.mint(e.rsaOther, nil))
+	e.idp.FailCode("unauthorized-client", http.StatusUnauthorized, "invalid_client")
+	e.idp.AnswerCode("provider-error", http.StatusInternalServerError, `oops`)
+	e.idp.AnswerCode("no-id-token", http.StatusOK, `{"access_token":"at"}`)
 	tests := []struct {
 		name     string
 		code     string
@@ -732,22 +482,20 @@ func TestCodeExchange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			hits := f.tokenHits.Load()
-			id, err := p.Verify(context.Background(), idToken, tt.code)
+			hits := e.idp.Hits().Token
+			id, err := e.p.Verify(context.Background(), idToken, tt.code)
 			is.Equal(code(err), tt.wantCode) // outcome
 			if tt.code == "" {
-				is.Equal(f.tokenHits.Load(), hits) // nothing sent
+				is.Equal(e.idp.Hits().Token, hits) // nothing sent
 			} else {
-				is.Equal(f.tokenHits.Load(), hits+1) // one exchange
-				f.mu.Lock()
-				form, ct := f.lastForm, f.lastContentType
-				f.mu.Unlock()
-				is.Equal(ct, "application/x-www-form-urlencoded") // form post
-				is.Equal(form.Get("grant_type"), "authorization_code")
-				is.Equal(form.Get("code"), tt.code)
-				is.Equal(form.Get("redirect_uri"), redirectURI)
-				is.Equal(form.Get("client_id"), clientID)
-				is.Equal(form.Get("client_secret"), clientSecret)
+				is.Equal(e.idp.Hits().Token, hits+1) // one exchange
+				req := e.idp.LastTokenRequest()
+				is.Equal(req.ContentType, "application/x-www-form-urlencoded") // form post
+				is.Equal(req.Form.Get("grant_type"), "authorization_code")
+				is.Equal(req.Form.Get("code"), tt.code)
+				is.Equal(req.Form.Get("redirect_uri"), oidctest.RedirectURI)
+				is.Equal(req.Form.Get("client_id"), oidctest.ClientID)
+				is.Equal(req.Form.Get("client_secret"), oidctest.ClientSecret)
 			}
 			if err != nil {
 				is.True(!strings.Contains(err.Error(), idToken)) // no token in the error
@@ -765,47 +513,47 @@ func TestCodeExchange(t *testing.T) {
 		is := is.New(t)
 		down := httptest.NewServer(http.NotFoundHandler())
 		down.Close()
-		f2, p2, clk2 := setup(t, func(c *oidc.Config) { c.ClientSecret = clientSecret })
-		f2.set(func(f *fakeIdP) { f.tokenEndpoint = down.URL + "/token" })
-		_, err := p2.Verify(context.Background(), mint(t, rsaA, claims(f2.srv.URL, clk2.Now(), nil)), "some-code")
+		e2 := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret })
+		e2.idp.SetTokenEndpoint(down.URL + "/token")
+		_, err := e2.p.Verify(context.Background(), e2.mint(e2.rsaA, nil), "some-code")
 		is.Equal(code(err), domain.EUPSTREAM) // connection refused
 	})
 }
 
 func TestCodeIgnoredWithoutSecret(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	_, err := p.Verify(context.Background(), mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil)), "whatever")
-	is.NoErr(err)                          // code ignored
-	is.Equal(f.tokenHits.Load(), int32(0)) // no exchange
+	e := setup(t, nil)
+	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, nil), "whatever")
+	is.NoErr(err)                   // code ignored
+	is.Equal(e.idp.Hits().Token, 0) // no exchange
 }
 
 func TestExchangeWithConfiguredJWKSURLStillDiscoversTokenEndpoint(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, func(c *oidc.Config) { c.ClientSecret = clientSecret })
-	_ = p.Close()
+	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret })
+	_ = e.p.Close()
 	p, err := oidc.New(context.Background(), oidc.Config{
-		Issuer: f.srv.URL, ClientID: clientID, ClientSecret: clientSecret, JWKSURL: f.srv.URL + "/jwks", Now: clk.Now,
+		Issuer: e.idp.Issuer(), ClientID: oidctest.ClientID, ClientSecret: oidctest.ClientSecret, JWKSURL: e.idp.JWKSURL(), Now: e.clk.Now,
 	})
 	is.NoErr(err) // new
 	defer p.Close()
-	idToken := mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil))
+	idToken := e.mint(e.rsaA, nil)
 	_, err = p.Verify(context.Background(), idToken, "")
-	is.NoErr(err)                              // keys from JWKSURL
-	is.Equal(f.discoveryHits.Load(), int32(0)) // no discovery without an exchange
-	f.set(func(f *fakeIdP) {
-		f.answers["c1"] = tokenAnswer{status: 200, body: string(mustJSON(t, map[string]any{"id_token": idToken}))}
-	})
+	is.NoErr(err)                       // keys from JWKSURL
+	is.Equal(e.idp.Hits().Discovery, 0) // no discovery without an exchange
+	// This Provider sends no redirect URI, so the client registers none.
+	e.idp.SetClient(oidctest.Client{ID: oidctest.ClientID, Secret: oidctest.ClientSecret})
+	e.idp.AnswerCode("c1", http.StatusOK, string(mustJSON(t, map[string]any{"id_token": idToken})))
 	_, err = p.Verify(context.Background(), idToken, "c1")
-	is.NoErr(err)                              // exchanged
-	is.Equal(f.discoveryHits.Load(), int32(1)) // discovery for the token endpoint
+	is.NoErr(err)                       // exchanged
+	is.Equal(e.idp.Hits().Discovery, 1) // discovery for the token endpoint
 }
 
 func TestCloseStopsVerify(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	_ = p.Close()
-	_, err := p.Verify(context.Background(), mint(t, rsaA, claims(f.srv.URL, clk.Now(), nil)), "")
+	e := setup(t, nil)
+	_ = e.p.Close()
+	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, nil), "")
 	is.Equal(code(err), domain.EUPSTREAM) // closed
 }
 
@@ -814,11 +562,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		name string
 		cfg  oidc.Config
 	}{
-		{"no issuer", oidc.Config{ClientID: clientID}},
+		{"no issuer", oidc.Config{ClientID: oidctest.ClientID}},
 		{"no client id", oidc.Config{Issuer: "https://accounts.google.com"}},
-		{"relative issuer", oidc.Config{Issuer: "accounts.google.com", ClientID: clientID}},
-		{"plain http issuer", oidc.Config{Issuer: "http://idp.example", ClientID: clientID}},
-		{"plain http jwks", oidc.Config{Issuer: "https://idp.example", ClientID: clientID, JWKSURL: "http://idp.example/jwks"}},
+		{"relative issuer", oidc.Config{Issuer: "accounts.google.com", ClientID: oidctest.ClientID}},
+		{"plain http issuer", oidc.Config{Issuer: "http://idp.example", ClientID: oidctest.ClientID}},
+		{"plain http jwks", oidc.Config{Issuer: "https://idp.example", ClientID: oidctest.ClientID, JWKSURL: "http://idp.example/jwks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -831,15 +579,15 @@ func TestNewRejectsBadConfig(t *testing.T) {
 
 func TestConcurrentVerify(t *testing.T) {
 	is := is.New(t)
-	f, p, clk := setup(t, nil)
-	tok := mint(t, ecA, claims(f.srv.URL, clk.Now(), nil))
+	e := setup(t, nil)
+	tok := e.mint(e.ecA, nil)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for range 16 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := p.Verify(context.Background(), tok, "")
+			_, err := e.p.Verify(context.Background(), tok, "")
 			errs <- err
 		}()
 	}
@@ -848,6 +596,6 @@ func TestConcurrentVerify(t *testing.T) {
 	for err := range errs {
 		is.NoErr(err) // every concurrent call verifies
 	}
-	is.Equal(f.discoveryHits.Load(), int32(1)) // discovered once
-	is.Equal(f.jwksHits.Load(), int32(1))      // fetched once
+	is.Equal(e.idp.Hits().Discovery, 1) // discovered once
+	is.Equal(e.idp.Hits().JWKS, 1)      // fetched once
 }

@@ -10,6 +10,15 @@
 // must refuse: unsigned tokens (alg none), HMAC tokens keyed with a public
 // key, and tokens signed by a key that is not published.
 //
+// For the adapter's own tests it misbehaves on request: discovery and the
+// key set can answer any status and body (ServeDiscovery, ServeJWKS), keys
+// can be published without alg (OmitKeyAlg, as Microsoft Entra ID does),
+// the discovery document can name another issuer, such as Microsoft's
+// {tenantid} template (SetDiscoveryIssuer), or another token endpoint
+// (SetTokenEndpoint), and the token endpoint can answer a code with any
+// body (AnswerCode) and reports the last request it got (LastTokenRequest).
+// Hits counts the requests each endpoint answered.
+//
 //	p := oidctest.New(t)
 //	cfg.OIDCIssuer, cfg.OIDCClientID = p.Issuer(), oidctest.ClientID
 //	tok := p.Mint("RS256", p.Claims(now, "subject-1", "ada@example.com"))
@@ -37,7 +46,9 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,7 +68,9 @@ const (
 
 // Key is one signing key of the provider. ID is the kid tokens name; a
 // test may change it before use, for instance to forge a token that names
-// a published kid but is signed by another key.
+// a published kid but is signed by another key. A copy (k2 := *k) signs
+// with the same private key under another ID or Alg, for instance a token
+// without kid or a PS256 token from an RS256 key.
 type Key struct {
 	ID     string
 	Alg    string // RS256, RS384, RS512, PS256, ES256, ES384 or EdDSA
@@ -127,14 +140,20 @@ func (k *Key) PublicKeyPEM() []byte {
 }
 
 // JWK returns the public key as a JWK with kid, use "sig" and alg.
-func (k *Key) JWK() jwk.Key {
+func (k *Key) JWK() jwk.Key { return k.jwk(true) }
+
+// jwk returns the public key as a JWK with kid and use "sig", and alg
+// when withAlg.
+func (k *Key) jwk(withAlg bool) jwk.Key {
 	j, err := jwk.FromRaw(k.Public())
 	if err != nil {
 		panic(fmt.Sprintf("oidctest: jwk: %v", err))
 	}
 	_ = j.Set(jwk.KeyIDKey, k.ID)
 	_ = j.Set(jwk.KeyUsageKey, "sig")
-	_ = j.Set(jwk.AlgorithmKey, jwa.SignatureAlgorithm(k.Alg))
+	if withAlg {
+		_ = j.Set(jwk.AlgorithmKey, jwa.SignatureAlgorithm(k.Alg))
+	}
 	return j
 }
 
@@ -252,10 +271,17 @@ type Hits struct {
 	Discovery, JWKS, Token int
 }
 
-// tokenAnswer is the token endpoint's reply to one code.
-type tokenAnswer struct {
+// answer is a canned reply: the token endpoint's to one code, or what
+// discovery or the key set serve instead of their documents.
+type answer struct {
 	status int
 	body   []byte
+}
+
+// TokenRequest is a request the token endpoint got.
+type TokenRequest struct {
+	ContentType string
+	Form        url.Values // the posted form
 }
 
 // Client is the client registered at a Provider.
@@ -274,9 +300,15 @@ type Provider struct {
 	client    Client
 	current   map[string]*Key // the signing key of each algorithm
 	published []*Key
-	codes     map[string]tokenAnswer
+	omitAlg   bool
+	codes     map[string]answer
 	nextRSA   int
 	nextKid   int
+
+	docIssuer, tokenEndpoint string  // what discovery names; "" for the defaults
+	discoveryAnswer          *answer // served instead of discovery when set
+	jwksAnswer               *answer // served instead of the key set when set
+	lastToken                TokenRequest
 
 	down                       atomic.Bool
 	discovery, jwksHits, token atomic.Int64
@@ -288,7 +320,7 @@ func New(tb testing.TB) *Provider {
 	tb.Helper()
 	p := &Provider{
 		client:  Client{ID: ClientID, Secret: ClientSecret, RedirectURI: RedirectURI},
-		current: map[string]*Key{}, codes: map[string]tokenAnswer{},
+		current: map[string]*Key{}, codes: map[string]answer{},
 	}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
 	tb.Cleanup(p.srv.Close)
@@ -399,19 +431,83 @@ func MintWith(k *Key, claims Claims) string {
 // AddCode registers an authorization code that the token endpoint
 // redeems, once, for idToken.
 func (p *Provider) AddCode(code, idToken string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.codes[code] = tokenAnswer{status: http.StatusOK, body: mustJSON(map[string]any{
+	p.AnswerCode(code, http.StatusOK, string(mustJSON(map[string]any{
 		"access_token": "provider-access-token", "token_type": "Bearer", "expires_in": 3600, "id_token": idToken,
-	})}
+	})))
 }
 
 // FailCode makes the token endpoint answer code with status and, for a
 // 4xx or 5xx, an OAuth error body naming oauthError.
 func (p *Provider) FailCode(code string, status int, oauthError string) {
+	p.AnswerCode(code, status, string(mustJSON(map[string]string{"error": oauthError})))
+}
+
+// AnswerCode makes the token endpoint answer code, once, with status and
+// body as they are: for answers no provider should give, such as a 200
+// without an id_token or an error page that is not JSON.
+func (p *Provider) AnswerCode(code string, status int, body string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.codes[code] = tokenAnswer{status: status, body: mustJSON(map[string]string{"error": oauthError})}
+	p.codes[code] = answer{status: status, body: []byte(body)}
+}
+
+// LastTokenRequest returns the last request the token endpoint got, zero
+// before the first.
+func (p *Provider) LastTokenRequest() TokenRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastToken
+}
+
+// OmitKeyAlg makes the key set leave alg out of every key (omit true), as
+// Microsoft Entra ID publishes its keys, or name it again (false).
+func (p *Provider) OmitKeyAlg(omit bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.omitAlg = omit
+}
+
+// SetDiscoveryIssuer makes the discovery document name issuer instead of
+// Issuer(), for instance Microsoft's template
+// Issuer()+"/{tenantid}/v2.0"; "" restores the default. Discovery is
+// served below any path, so an issuer with a path such as
+// Issuer()+"/<tenant>/v2.0" discovers here too.
+func (p *Provider) SetDiscoveryIssuer(issuer string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.docIssuer = issuer
+}
+
+// SetTokenEndpoint makes the discovery document name u as the token
+// endpoint, for instance one that is down; "" restores TokenURL().
+func (p *Provider) SetTokenEndpoint(u string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tokenEndpoint = u
+}
+
+// ServeDiscovery makes the discovery endpoint answer status and body
+// instead of the document; status 0 restores the document.
+func (p *Provider) ServeDiscovery(status int, body string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.discoveryAnswer = cannedAnswer(status, body)
+}
+
+// ServeJWKS makes the key set endpoint answer status and body instead of
+// the published keys, for instance a 500, a page that is not JSON or an
+// empty set; status 0 restores the keys.
+func (p *Provider) ServeJWKS(status int, body string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.jwksAnswer = cannedAnswer(status, body)
+}
+
+func cannedAnswer(status int, body string) *answer {
+	if status == 0 {
+		return nil
+	}
+	return &answer{status: status, body: []byte(body)}
 }
 
 // Down makes the provider unreachable: open connections are closed and
@@ -441,12 +537,25 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration":
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration"):
 		p.discovery.Add(1)
+		p.mu.Lock()
+		canned, issuer, tokenURL := p.discoveryAnswer, p.docIssuer, p.tokenEndpoint
+		p.mu.Unlock()
+		if canned != nil {
+			writeRaw(w, *canned)
+			return
+		}
+		if issuer == "" {
+			issuer = p.Issuer()
+		}
+		if tokenURL == "" {
+			tokenURL = p.TokenURL()
+		}
 		writeJSON(w, http.StatusOK, map[string]any{
-			"issuer":                                p.Issuer(),
+			"issuer":                                issuer,
 			"authorization_endpoint":                p.srv.URL + "/authorize",
-			"token_endpoint":                        p.TokenURL(),
+			"token_endpoint":                        tokenURL,
 			"jwks_uri":                              p.JWKSURL(),
 			"response_types_supported":              []string{"code", "id_token", "code id_token"},
 			"subject_types_supported":               []string{"public"},
@@ -456,11 +565,16 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && r.URL.Path == "/jwks":
 		p.jwksHits.Add(1)
 		p.mu.Lock()
+		canned := p.jwksAnswer
 		keys := make([]jwk.Key, len(p.published))
 		for i, k := range p.published {
-			keys[i] = k.JWK()
+			keys[i] = k.jwk(!p.omitAlg)
 		}
 		p.mu.Unlock()
+		if canned != nil {
+			writeRaw(w, *canned)
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
 	case r.Method == http.MethodPost && r.URL.Path == "/token":
 		p.token.Add(1)
@@ -474,13 +588,15 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 // client_secret_post or client_secret_basic, the redirect URI, and a code
 // that works once.
 func (p *Provider) redeem(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
+	err := r.ParseForm()
+	p.mu.Lock()
+	p.lastToken = TokenRequest{ContentType: r.Header.Get("Content-Type"), Form: r.PostForm}
+	client := p.client
+	p.mu.Unlock()
+	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 		return
 	}
-	p.mu.Lock()
-	client := p.client
-	p.mu.Unlock()
 	id, secret, basic := r.BasicAuth()
 	if !basic {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
@@ -506,8 +622,14 @@ func (p *Provider) redeem(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	writeRaw(w, a)
+}
+
+// writeRaw writes a canned answer, labelled JSON as providers label even
+// their error pages.
+func writeRaw(w http.ResponseWriter, a answer) {
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 }
