@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -245,24 +246,54 @@ var sortColumns = map[contract.SortField]string{
 // ones fall back to LIKE.
 const minTrigram = 3
 
+// searchText is the text a LIKE search reads: the searched columns
+// joined by a line feed, the expression contracts_search indexes (the
+// planner reads it from the index only when written exactly so). A
+// search that reads it holds no line feed, so a match never spans two
+// columns.
+const searchText = `(c.contract_name || char(10) || c.contract_description || char(10) || c.comments)`
+
+// searchCond is the condition of a search for s: a trigram match when
+// it is long enough, else LIKE over searchText.
+func searchCond(s string) (string, []any) {
+	if utf8.RuneCountInString(s) >= minTrigram {
+		// A quoted FTS5 string is one phrase: with the trigram
+		// tokenizer, a case-insensitive substring.
+		return `c.id IN (SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ?)`,
+			[]any{`"` + strings.ReplaceAll(s, `"`, `""`) + `"`}
+	}
+	return likeCond(s)
+}
+
+// likeCond is the condition of a LIKE search for s over searchText. LIKE
+// folds ASCII letters only, so it stands for the trigram match only for
+// printable ASCII terms (likeable); a term of one or two letters has
+// always been matched by LIKE.
+func likeCond(s string) (string, []any) {
+	return searchText + ` LIKE ? ESCAPE '\'`, []any{"%" + escapeLike(s) + "%"}
+}
+
 // whereContracts builds the WHERE clause of f and its arguments.
 func whereContracts(f contract.Filter) (string, []any) {
+	var search string
+	var args []any
+	if s := strings.TrimSpace(f.Search); s != "" {
+		search, args = searchCond(s)
+	}
+	return whereWith(f, search, args)
+}
+
+// whereWith builds the WHERE clause of f's conditions other than the
+// search, behind search (a condition with its arguments, or "").
+func whereWith(f contract.Filter, search string, searchArgs []any) (string, []any) {
 	var conds []string
 	var args []any
 	add := func(cond string, a ...any) {
 		conds = append(conds, cond)
 		args = append(args, a...)
 	}
-	if s := strings.TrimSpace(f.Search); s != "" {
-		if utf8.RuneCountInString(s) >= minTrigram {
-			// A quoted FTS5 string is one phrase: with the trigram
-			// tokenizer, a case-insensitive substring.
-			add(`c.id IN (SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ?)`,
-				`"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
-		} else {
-			p := "%" + escapeLike(s) + "%"
-			add(`(c.contract_name LIKE ? ESCAPE '\' OR c.contract_description LIKE ? ESCAPE '\' OR c.comments LIKE ? ESCAPE '\')`, p, p, p)
-		}
+	if search != "" {
+		add(search, searchArgs...)
 	}
 	if len(f.Statuses) > 0 {
 		add(`c.status IN (`+placeholders(len(f.Statuses))+`)`, intArgs(f.Statuses)...)
@@ -368,11 +399,11 @@ var sortIndexes = map[contract.SortField][2]string{
 // entry, not a row.
 //
 // A search is the costly part (reading the trigram index, or LIKE over
-// the text), so it runs once: the ids of the page and the number of all
-// matches come from one query (count(*) OVER ()). Otherwise the count
-// comes first, from a covering index, and decides how the page is read: a
-// few matches are found through the filter's indexes and sorted; many are
-// met by walking the sort order's index.
+// the text), so it runs once: searchPage finds the ids of all matches
+// once and reads the page among them. Otherwise the count comes first,
+// from a covering index, and decides how the page is read: a few matches
+// are found through the filter's indexes and sorted; many are met by
+// walking the sort order's index.
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	where, args := whereContracts(f)
 	dir := "ASC"
@@ -387,8 +418,8 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	defer tx.Rollback()
 	count := int64(-1)
 	var ids []any
-	if strings.TrimSpace(f.Search) != "" && f.Limit > 0 {
-		if ids, count, err = pageWithCount(ctx, tx, where+order, args, f); err != nil {
+	if term := strings.TrimSpace(f.Search); term != "" && f.Limit > 0 {
+		if ids, count, err = searchPage(ctx, tx, f, term, where, args, order); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -430,6 +461,130 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		items = append(items, c)
 	}
 	return items, count, rows.Err()
+}
+
+// searchProbe is the number of trigram matches up to which a search
+// takes its matches from the trigram index (per status named). A common
+// word has many more, and reading them and their rows costs tens of
+// milliseconds; past it, a search that names statuses reads their range
+// of contracts_search instead, which costs the same for any word. A
+// variable so that tests can take every path over a small table.
+var searchProbe = 500
+
+// searchPage reads the ids of one page of a search and the number of all
+// matches. A search first finds every match (ids only, from an index),
+// then reads the page: the matches' rows sorted when they are few, else
+// the sort order's index walked, keeping the matches. Each way the work
+// is bounded by the matches or the statuses' share of the table, never
+// by a word's frequency in the whole table, except for a common word with
+// no status, which reads the trigram index as before.
+func searchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, term, where string, args []any, order string) ([]any, int64, error) {
+	long := utf8.RuneCountInString(term) >= minTrigram
+	if long && !likeable(term) { // only the trigram index folds its case
+		return pageWithCount(ctx, tx, where+order, args, f)
+	}
+	var match string
+	var matchArgs []any
+	if long {
+		limit := searchProbe * max(1, len(f.Statuses))
+		found, err := queryIDs(ctx, tx, `SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ? LIMIT ?`,
+			`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, limit+1)
+		if err != nil {
+			return nil, 0, err
+		}
+		switch rest, _ := whereWith(f, "", nil); {
+		case len(found) <= limit && rest == "": // the matches themselves
+			return searchIDsPage(ctx, tx, f, found, order)
+		case len(found) <= limit: // the matches that pass the other conditions
+			w, a := whereWith(f, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(found)})
+			match, matchArgs = `SELECT c.id FROM contracts c`+w, a
+		case len(f.Statuses) == 0:
+			return pageWithCount(ctx, tx, where+order, args, f)
+		}
+	}
+	if match == "" {
+		cond, a := likeCond(term)
+		w, a := whereWith(f, cond, a)
+		match, matchArgs = `SELECT c.id FROM contracts c INDEXED BY contracts_search`+w, a
+	}
+	matches, err := queryIDs(ctx, tx, match, matchArgs...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return searchIDsPage(ctx, tx, f, matches, order)
+}
+
+// searchIDsPage reads the ids of one page of matches (every contract
+// that passes f). With one status, walking the sort order's index reads
+// at most that status's range of it (12,500 entries of 100,000, about
+// 2.5 ms), which costs less than reading and sorting more than a few
+// hundred rows; hence a lower threshold there.
+func searchIDsPage(ctx context.Context, tx *sql.Tx, f contract.Filter, matches []int64, order string) ([]any, int64, error) {
+	count := int64(len(matches))
+	if count == 0 || f.Offset >= count {
+		return nil, count, nil
+	}
+	from, cond, pageArgs := " FROM contracts c", `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(matches)}
+	if count > walkThreshold || len(f.Statuses) == 1 && count > walkThreshold/4 {
+		from += " INDEXED BY " + walkIndex(f)
+		if len(f.Statuses) == 1 { // the status's range of the index
+			cond += ` AND c.status = ?`
+			pageArgs = append(pageArgs, int(f.Statuses[0]))
+		}
+	}
+	page, err := queryIDs(ctx, tx, `SELECT c.id`+from+` WHERE `+cond+order+` LIMIT ? OFFSET ?`, append(pageArgs, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]any, len(page))
+	for i, id := range page {
+		ids[i] = id
+	}
+	return ids, count, nil
+}
+
+// likeable reports whether LIKE over searchText finds exactly what the
+// trigram index finds for s: printable ASCII only, so LIKE's ASCII case
+// folding is all the folding s needs, and no line feed to span columns.
+func likeable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonIDs encodes ids as a JSON array, for json_each: one argument for
+// any number of ids.
+func jsonIDs(ids []int64) string {
+	b := make([]byte, 0, 8*len(ids)+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// queryIDs runs q and returns the ids it reads.
+func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // pageWithCount reads the ids of one page and the number of all matches

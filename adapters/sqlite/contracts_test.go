@@ -294,6 +294,17 @@ func TestContractStoreFilters(t *testing.T) {
 		defer sqlite.SetWalkThreshold(0)()
 		testFilters(t)
 	})
+	// Past the probe, a search for a common word reads the statuses'
+	// range of contracts_search (or, with no status, the trigram index).
+	t.Run("common words", func(t *testing.T) {
+		defer sqlite.SetSearchProbe(0)()
+		testFilters(t)
+	})
+	t.Run("common words, walk the sort order", func(t *testing.T) {
+		defer sqlite.SetSearchProbe(0)()
+		defer sqlite.SetWalkThreshold(0)()
+		testFilters(t)
+	})
 }
 
 func testFilters(t *testing.T) {
@@ -315,6 +326,13 @@ func testFilters(t *testing.T) {
 		"search quote":        {Search: `"hi"`},
 		"search fts syntax":   {Search: `lease OR nda*`},
 		"search none":         {Search: "nothing like it"},
+		"status search":       {Search: "LEASE", Statuses: []contract.Status{contract.Signed}},
+		"statuses search":     {Search: "ease 0", Statuses: []contract.Status{contract.Draft, contract.Signed, contract.Expired}},
+		"status one letter":   {Search: "e", Statuses: []contract.Status{contract.Draft}},
+		"status unicode":      {Search: "ünÏcode", Statuses: []contract.Status{contract.Signed}},
+		"status percent":      {Search: "0% s", Statuses: []contract.Status{contract.Draft, contract.Archived}},
+		"status underscore":   {Search: "r_s", Statuses: []contract.Status{contract.Draft, contract.Archived}},
+		"status line feed":    {Search: "5\nNDA", Statuses: []contract.Status{contract.ContractDesign, contract.Archived}}, // "Lease 05" then "NDA description"
 		"one status":          {Statuses: []contract.Status{contract.Signed}},
 		"statuses":            {Statuses: []contract.Status{contract.Draft, contract.Expired, contract.Archived}},
 		"types":               {Types: []contract.Type{contract.EmploymentContract, contract.Other}},
@@ -557,7 +575,7 @@ func TestContractPlannerStatistics(t *testing.T) {
 	defer db.Close()
 	var n int
 	is.NoErr(db.Read().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'contracts'`).Scan(&n))
-	is.Equal(n, 18) // one row per index of contracts
+	is.Equal(n, 19) // one row per index of contracts
 	var plan []string
 	rows, err := db.Read().QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c WHERE c.status IN (4) AND c.end_date >= 0 AND c.end_date <= 10`)
 	is.NoErr(err)
@@ -569,4 +587,7 @@ func TestContractPlannerStatistics(t *testing.T) {
 	}
 	rows.Close()
 	is.Equal(plan, []string{"SEARCH c USING COVERING INDEX contracts_status_end (status=? AND end_date>? AND end_date<?)"}) // status and dates from one index, on an empty table
+	var detail string
+	is.NoErr(db.Read().QueryRowContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c`).Scan(new(int), new(int), new(int), &detail))
+	is.Equal(detail, "SCAN contracts USING COVERING INDEX contracts_amount") // a narrow index, not the searched text's
 }
