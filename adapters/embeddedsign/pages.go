@@ -61,15 +61,9 @@ func (p *Provider) Page(ctx context.Context, slug string) (ports.SigningPage, er
 
 // Sign implements ports.SigningPages.
 func (p *Provider) Sign(ctx context.Context, slug string, in ports.SignInput) (ports.SignResult, error) {
-	if !p.checkFormToken(slug, in.FormToken, p.now()) {
-		return ports.SignResult{}, errBadFormToken()
-	}
-	rec, i, err := p.active(ctx, slug)
+	rec, i, err := p.actor(ctx, slug, in.FormToken)
 	if err != nil {
 		return ports.SignResult{}, err
-	}
-	if standingOf(&rec, i, p.now()) == waiting {
-		return ports.SignResult{}, errWaiting()
 	}
 	in.Name = strings.Join(strings.Fields(in.Name), " ")
 	fields := domain.FieldErrors{}
@@ -85,17 +79,11 @@ func (p *Provider) Sign(ctx context.Context, slug string, in ports.SignInput) (p
 	if len(fields) > 0 {
 		return ports.SignResult{}, fields.Err()
 	}
-	var events []signing.Event
-	rec, err = p.act(ctx, rec.ID, i, &events, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
+	rec, tpl, err := p.settle(ctx, rec, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
 		return sign(s, i, in, now)
-	})
+	}, i)
 	if err != nil {
 		return ports.SignResult{}, err
-	}
-	p.emit(ctx, events)
-	tpl, err := p.cfg.Store.Template(ctx, rec.TemplateID)
-	if err != nil {
-		return ports.SignResult{}, fmt.Errorf("signing template: %w", err)
 	}
 	p.invite(ctx, rec, tpl.Name)
 	return ports.SignResult{Title: title(rec, tpl), AllCompleted: rec.Status == signing.SubmissionCompleted}, nil
@@ -103,15 +91,9 @@ func (p *Provider) Sign(ctx context.Context, slug string, in ports.SignInput) (p
 
 // Decline implements ports.SigningPages.
 func (p *Provider) Decline(ctx context.Context, slug string, in ports.DeclineInput) (ports.SignResult, error) {
-	if !p.checkFormToken(slug, in.FormToken, p.now()) {
-		return ports.SignResult{}, errBadFormToken()
-	}
-	rec, i, err := p.active(ctx, slug)
+	rec, i, err := p.actor(ctx, slug, in.FormToken)
 	if err != nil {
 		return ports.SignResult{}, err
-	}
-	if standingOf(&rec, i, p.now()) == waiting {
-		return ports.SignResult{}, errWaiting()
 	}
 	in.Reason = strings.TrimSpace(in.Reason)
 	switch {
@@ -120,19 +102,47 @@ func (p *Provider) Decline(ctx context.Context, slug string, in ports.DeclineInp
 	case utf8.RuneCountInString(in.Reason) > maxReasonLen:
 		return ports.SignResult{}, domain.Invalid(map[string][]string{"reason": {fmt.Sprintf("the reason can have at most %d characters", maxReasonLen)}})
 	}
-	var events []signing.Event
-	rec, err = p.act(ctx, rec.ID, i, &events, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
+	rec, tpl, err := p.settle(ctx, rec, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
 		return decline(s, i, in, now)
-	})
+	}, i)
 	if err != nil {
 		return ports.SignResult{}, err
+	}
+	return ports.SignResult{Title: title(rec, tpl)}, nil
+}
+
+// actor checks a form post: its token, that the link is live, and that
+// its signer is not waiting for an earlier one. It returns the submission
+// and the signer's index.
+func (p *Provider) actor(ctx context.Context, slug, token string) (ports.SigningSubmissionRecord, int, error) {
+	if !p.checkFormToken(slug, token, p.now()) {
+		return ports.SigningSubmissionRecord{}, 0, errBadFormToken()
+	}
+	rec, i, err := p.active(ctx, slug)
+	if err != nil {
+		return rec, i, err
+	}
+	if standingOf(&rec, i, p.now()) == waiting {
+		return rec, i, errWaiting()
+	}
+	return rec, i, nil
+}
+
+// settle applies a signer's action in one transaction, emits its events
+// after the commit, and returns the submission and its template.
+func (p *Provider) settle(ctx context.Context, rec ports.SigningSubmissionRecord,
+	change func(*ports.SigningSubmissionRecord, time.Time) []signing.Event, i int) (ports.SigningSubmissionRecord, ports.SigningTemplateRecord, error) {
+	var events []signing.Event
+	rec, err := p.act(ctx, rec.ID, i, &events, change)
+	if err != nil {
+		return rec, ports.SigningTemplateRecord{}, err
 	}
 	p.emit(ctx, events)
 	tpl, err := p.cfg.Store.Template(ctx, rec.TemplateID)
 	if err != nil {
-		return ports.SignResult{}, fmt.Errorf("signing template: %w", err)
+		return rec, tpl, fmt.Errorf("signing template: %w", err)
 	}
-	return ports.SignResult{Title: title(rec, tpl)}, nil
+	return rec, tpl, nil
 }
 
 // act applies change to submitter i of submission id in one transaction,
