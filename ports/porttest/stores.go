@@ -41,14 +41,20 @@ type ContractStores interface {
 // StoreSuites runs every store suite. open returns the stores of a new,
 // empty, migrated database; it is called once per suite.
 func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
-	t.Run("Accounts", func(t *testing.T) { AccountsSuite(t, open(t)) })
-	t.Run("Roles", func(t *testing.T) { RolesSuite(t, open(t)) })
-	t.Run("Users", func(t *testing.T) { UsersSuite(t, open(t)) })
-	t.Run("Identities", func(t *testing.T) { IdentitiesSuite(t, open(t)) })
-	t.Run("Remunerations", func(t *testing.T) { RemunerationsSuite(t, open(t)) })
-	t.Run("Contracts", func(t *testing.T) { ContractsSuite(t, open(t)) })
-	t.Run("ContractList", func(t *testing.T) { ContractListSuite(t, open(t)) })
-	t.Run("Blobs", func(t *testing.T) { BlobsSuite(t, open(t)) })
+	suites := []struct {
+		name string
+		run  func(*testing.T, Stores)
+	}{
+		{"Accounts", AccountsSuite}, {"Roles", RolesSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
+		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
+		{"Blobs", BlobsSuite},
+	}
+	for _, s := range suites {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			s.run(t, open(t))
+		})
+	}
 }
 
 // T0 is the suites' reference time (whole milliseconds, as every engine
