@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"time"
-
-	"counsel/adapters/sqlite"
 )
 
 // pruneInterval is how often ended sessions and stale one-time-password
@@ -13,7 +11,7 @@ const pruneInterval = time.Hour
 
 // startHousekeeping prunes what sign-in no longer needs, at start and then
 // every hour, until Close.
-func (a *App) startHousekeeping(store *sqlite.AccountStore) {
+func (a *App) startHousekeeping(store AccountStore) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	prune := func() {

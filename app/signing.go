@@ -9,7 +9,6 @@ import (
 	"counsel/adapters/docuseal"
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/smtp"
-	"counsel/adapters/sqlite"
 	signingapp "counsel/app/signing"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -59,7 +58,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	var svc *signingapp.Service
 	p, err := embeddedsign.New(embeddedsign.Config{
 		PublicURL: a.issuer(),
-		Store:     sqlite.NewSigningStore(a.db),
+		Store:     a.db.Signing,
 		Documents: func(ctx context.Context, id string) (io.ReadCloser, string, string, error) {
 			return svc.OpenDocument(ctx, id)
 		},

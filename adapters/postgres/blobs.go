@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/jackc/pgx/v5"
+
 	"counsel/domain"
 	"counsel/ports"
 )
@@ -106,24 +108,49 @@ func (b *staged) Commit(ctx context.Context) (string, error) {
 	return key, nil
 }
 
-// writeChunks stores r under key, one chunk at a time.
+// writeChunks stores r under key with COPY, reading one chunk at a time
+// into one buffer: pgx encodes each row before asking for the next, so
+// the upload is never in memory twice, nor once whole.
 func writeChunks(ctx context.Context, x q, key string, r io.Reader) error {
-	buf := make([]byte, chunkSize)
-	for seq := 0; ; seq++ {
-		n, err := io.ReadFull(r, buf)
-		if n > 0 {
-			if _, err := x.exec(ctx, `INSERT INTO document_chunks (storage_key, seq, data) VALUES (?, ?, ?)`, key, seq, buf[:n]); err != nil {
-				return err
-			}
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	c, ok := x.c.(interface {
+		CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
+	})
+	if !ok {
+		return errors.New("write chunks: not in a transaction")
 	}
+	src := &chunkSource{key: key, r: r, buf: make([]byte, chunkSize), seq: -1}
+	_, err := c.CopyFrom(ctx, pgx.Identifier{"document_chunks"}, []string{"storage_key", "seq", "data"}, src)
+	return err
 }
+
+// chunkSource is the rows of one blob for COPY.
+type chunkSource struct {
+	key string
+	r   io.Reader
+	buf []byte
+	n   int
+	seq int
+	err error
+}
+
+func (c *chunkSource) Next() bool {
+	if c.err != nil {
+		return false
+	}
+	n, err := io.ReadFull(c.r, c.buf)
+	if errors.Is(err, io.EOF) {
+		return false
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		c.err = err
+		return false
+	}
+	c.n, c.seq = n, c.seq+1
+	return true
+}
+
+func (c *chunkSource) Values() ([]any, error) { return []any{c.key, int32(c.seq), c.buf[:c.n]}, nil }
+func (c *chunkSource) Err() error             { return c.err }
 
 // Discard implements ports.StagedBlob.
 func (b *staged) Discard() error {
@@ -172,8 +199,7 @@ func (r *blobReader) Read(p []byte) (int, error) {
 	}
 	seq := int(r.pos / chunkSize)
 	if seq != r.seq {
-		r.buf = r.buf[:0]
-		if err := r.db.read().row(r.ctx, `SELECT data FROM document_chunks WHERE storage_key = ? AND seq = ?`, r.key, seq).Scan(&r.buf); err != nil {
+		if err := r.load(seq); err != nil {
 			r.seq = -1
 			return 0, fmt.Errorf("read document chunk %d: %w", seq, err)
 		}
@@ -186,6 +212,25 @@ func (r *blobReader) Read(p []byte) (int, error) {
 	n := copy(p, r.buf[off:])
 	r.pos += int64(n)
 	return n, nil
+}
+
+// load reads chunk seq into the reader's one buffer, copying the raw
+// column bytes rather than scanning into a new slice per chunk.
+func (r *blobReader) load(seq int) error {
+	rows, err := r.db.pool.Query(r.ctx, `SELECT data FROM document_chunks WHERE storage_key = $1 AND seq = $2`, r.key, seq)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return errors.New("chunk missing")
+	}
+	r.buf = append(r.buf[:0], rows.RawValues()[0]...)
+	rows.Close()
+	return rows.Err()
 }
 
 func (r *blobReader) Seek(offset int64, whence int) (int64, error) {
