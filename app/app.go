@@ -165,6 +165,7 @@ func (a *App) wire(ctx context.Context) error {
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
 	a.startHousekeeping(store)
+	a.followChanges()
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
@@ -190,6 +191,7 @@ func (a *App) wire(ctx context.Context) error {
 		CORSOrigins:    cfg.CORSOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
+		RateLimiter:    a.rateLimiter(),
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
 	})
@@ -252,17 +254,7 @@ func (a *App) wireContracts() error {
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.Contracts.RunExpirySweep(ctx, sweepInterval)
-	}()
-	a.closers = append(a.closers, func() error {
-		cancel()
-		<-done
-		return nil
-	})
+	a.every(sweepInterval, "contract expiry sweep", a.exclusive("contract-expiry", a.Contracts.ExpireDue))
 	return nil
 }
 

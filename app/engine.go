@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
@@ -81,7 +82,20 @@ type Stores struct {
 	Ping     func(ctx context.Context) error
 	// SetNow sets the clock the stores stamp their own writes with.
 	SetNow func(func() time.Time)
-	close  func() error
+
+	// What several instances on one PostgreSQL database share; nil on
+	// SQLite, whose single file is served by one process.
+	//
+	// Listen follows other instances' changes until ctx ends (see
+	// postgres.DB.Listen); TryLock runs a background job on one instance
+	// at a time; RateLimiter counts the sign-in limit in the database.
+	Listen      func(ctx context.Context, log *slog.Logger, onChange func(payload string))
+	TryLock     func(ctx context.Context, name string) (bool, func(), error)
+	RateLimiter interface {
+		ports.RateLimiter
+		PruneRates(ctx context.Context, now time.Time) error
+	}
+	close func() error
 
 	sqlite *sqlite.DB
 	pg     *postgres.DB
@@ -106,6 +120,7 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
 	db, err := sqlite.Open(ctx, dsn)

@@ -15,6 +15,16 @@ func (a *App) startHousekeeping(store AccountStore) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	prune := func() {
+		if a.db.TryLock != nil { // one instance at a time
+			ok, unlock, err := a.db.TryLock(ctx, "housekeeping")
+			if err != nil || !ok {
+				return
+			}
+			defer unlock()
+			if err := a.db.RateLimiter.PruneRates(ctx, a.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+				a.log.Warn("pruning rate limits failed", "err", err)
+			}
+		}
 		n, err := store.Prune(ctx, a.cfg.Clock.Now())
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("pruning sessions failed", "err", err)

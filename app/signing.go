@@ -81,7 +81,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if mailer == nil {
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}
-	a.every(sweepInterval, "signing submission expiry", p.ExpireDue)
+	a.every(sweepInterval, "signing submission expiry", a.exclusive("signing-expiry", p.ExpireDue))
 	return nil
 }
 
