@@ -310,3 +310,65 @@ func copyRows(ctx context.Context, x q, table string, cols []string, rows [][]an
 	_, err := c.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
 	return err
 }
+
+// Import writes rows into table (columns cols) with COPY in one
+// transaction: bulk copies between databases (counsel copy) use it.
+func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {
+	return db.tx(ctx, func(x q) error { return copyRows(ctx, x, table, cols, rows) })
+}
+
+// identityTables lists the tables whose id is an identity column.
+func identityTables(ctx context.Context, x q) ([]string, error) {
+	rows, err := x.query(ctx, `SELECT table_name::text FROM information_schema.columns
+		WHERE table_schema = current_schema() AND column_name = 'id' AND is_identity = 'YES'`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Sequences returns the high-water mark of every identity column, by
+// table: the last id given, used or not.
+func (db *DB) Sequences(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	tables, err := identityTables(ctx, db.read())
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		var v *int64
+		if err := db.read().row(ctx, `SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')::regclass)`, t).Scan(&v); err != nil {
+			return nil, err
+		}
+		if v != nil {
+			out[t] = *v
+		}
+	}
+	return out, nil
+}
+
+// SetSequences makes every identity column continue after its table's
+// greatest id and after marks (another database's high-water marks), so
+// no id is given twice.
+func (db *DB) SetSequences(ctx context.Context, marks map[string]int64) error {
+	return db.tx(ctx, func(x q) error {
+		tables, err := identityTables(ctx, x)
+		if err != nil {
+			return err
+		}
+		for _, t := range tables {
+			var maxID int64
+			if err := x.row(ctx, `SELECT coalesce(max(id), 0) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&maxID); err != nil {
+				return err
+			}
+			v := max(maxID, marks[t])
+			if v == 0 {
+				continue
+			}
+			if _, err := x.exec(ctx, `SELECT setval(pg_get_serial_sequence(?, 'id'), ?)`, t, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

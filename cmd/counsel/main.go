@@ -46,6 +46,9 @@ Usage:
   counsel user set-password --email E [--db DB]
                                          replace a password (first line of standard input); revokes sessions
   counsel backup [--db DB] DEST        write a consistent copy of the database, also while serving
+  counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
+                                         (SQLite file <-> postgres:// URL); the target must be empty
+                                         [--from-data-dir DIR] [--to-data-dir DIR]: a SQLite side's documents
   counsel version                        print the version
 
 DB is a SQLite file path or a postgres:// URL. Every setting is also an
@@ -91,6 +94,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		fmt.Fprintf(stdout, "backed up %s to %s\n", app.RedactDSN(*db), dest)
 		return nil
+	case "copy":
+		fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		from := fs.String("from", "", "source: SQLite file or postgres:// URL")
+		to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
+		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "documents folder of a SQLite source (COUNSEL_DATA_DIR)")
+		toData := fs.String("to-data-dir", "", "documents folder of a SQLite target (default: ./data)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *from == "" || *to == "" || fs.NArg() > 0 {
+			return errors.New("usage: counsel copy --from SRC --to DST")
+		}
+		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, ToDataDir: *toData, Progress: stdout})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "counsel", version)
 		return nil
