@@ -323,7 +323,15 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, strings.Fields(dir)[0])
 	var count int64
 	err := s.db.readTx(ctx, func(x q) error {
-		if err := x.row(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count); err != nil {
+		if statusesOnly(f) { // the stored counts (migration 0003)
+			st := make([]int16, len(f.Statuses))
+			for i, v := range f.Statuses {
+				st[i] = int16(v)
+			}
+			if err := x.row(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM contract_counts WHERE cardinality(?::smallint[]) = 0 OR status = ANY (?)`, st, st).Scan(&count); err != nil {
+				return err
+			}
+		} else if err := x.row(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count); err != nil {
 			return err
 		}
 		if count == 0 || f.Limit == 0 || f.Offset >= count {
@@ -347,6 +355,14 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		return nil, 0, fmt.Errorf("list contracts: %w", err)
 	}
 	return items, count, nil
+}
+
+// statusesOnly reports whether f filters by status at most, so that its
+// count is the sum of the stored per-status counts.
+func statusesOnly(f contract.Filter) bool {
+	return strings.TrimSpace(f.Search) == "" && len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
+		f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil && f.Related == contract.RelatedNone &&
+		f.RelatedID == nil && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
 }
 
 // UpdateBySubmission implements ports.ContractSigningStore. The contract

@@ -191,16 +191,19 @@ CREATE TABLE contracts (
 );
 -- One index per sort order and the same behind status (the most used
 -- filter), the id last, so a page is read in order without sorting; NULL
--- dates and amounts first in ascending order, as on SQLite.
-CREATE INDEX contracts_updated        ON contracts (updated_at, id);
-CREATE INDEX contracts_created        ON contracts (created_at, id);
-CREATE INDEX contracts_name           ON contracts (lower(contract_name COLLATE "C"), id);
+-- dates and amounts first in ascending order, as on SQLite. Every one is
+-- NULLS FIRST, even on columns that are never NULL: the planner matches
+-- the ORDER BY (… ASC NULLS FIRST / DESC NULLS LAST) to an index only
+-- when the NULL placement agrees.
+CREATE INDEX contracts_updated        ON contracts (updated_at NULLS FIRST, id);
+CREATE INDEX contracts_created        ON contracts (created_at NULLS FIRST, id);
+CREATE INDEX contracts_name           ON contracts (lower(contract_name COLLATE "C") NULLS FIRST, id);
 CREATE INDEX contracts_start          ON contracts (start_date NULLS FIRST, id);
 CREATE INDEX contracts_end            ON contracts (end_date NULLS FIRST, id);
 CREATE INDEX contracts_amount         ON contracts (amount NULLS FIRST, id);
-CREATE INDEX contracts_status_updated ON contracts (status, updated_at, id);
-CREATE INDEX contracts_status_created ON contracts (status, created_at, id);
-CREATE INDEX contracts_status_name    ON contracts (status, lower(contract_name COLLATE "C"), id);
+CREATE INDEX contracts_status_updated ON contracts (status, updated_at NULLS FIRST, id);
+CREATE INDEX contracts_status_created ON contracts (status, created_at NULLS FIRST, id);
+CREATE INDEX contracts_status_name    ON contracts (status, lower(contract_name COLLATE "C") NULLS FIRST, id);
 CREATE INDEX contracts_status_start   ON contracts (status, start_date NULLS FIRST, id);
 CREATE INDEX contracts_status_end     ON contracts (status, end_date NULLS FIRST, id);
 CREATE INDEX contracts_status_amount  ON contracts (status, amount NULLS FIRST, id);
