@@ -79,3 +79,20 @@ func TestCopyBetweenEngines(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCopy100k measures counsel copy of 100,000 contracts with their
+// history from SQLite to PostgreSQL.
+func BenchmarkCopy100k(b *testing.B) {
+	pgtest.Skip(b)
+	src := apptest.New(b, func(c *app.Config) { c.DB = filepath.Join(b.TempDir(), "src.db"); c.SpoolDir = "" })
+	if err := src.App.Stores().Contracts.ImportContracts(context.Background(), benchContracts(100_000), 1); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		var out bytes.Buffer
+		if err := app.Copy(context.Background(), src.Config.DB, pgtest.URL(b), app.CopyOptions{FromDataDir: src.Config.DataDir, Progress: &out}); err != nil {
+			b.Fatal(err)
+		}
+		b.Log(out.String()[strings.LastIndex(strings.TrimSpace(out.String()), "\n")+1:])
+	}
+}

@@ -179,11 +179,9 @@ func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*a
 				return err
 			}
 		}
-		if st.NewTokenHash != nil {
-			if _, err := x.exec(ctx, `UPDATE refresh_tokens SET used_at = ? WHERE hash = ?`, now, tokenHash); err != nil {
-				return err
-			}
-			if _, err := x.exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`, st.NewTokenHash, ss.ID, now); err != nil {
+		if st.NewTokenHash != nil { // rotate: one round trip
+			if _, err := x.exec(ctx, `WITH used AS (UPDATE refresh_tokens SET used_at = ? WHERE hash = ?)
+				INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`, now, tokenHash, st.NewTokenHash, ss.ID, now); err != nil {
 				return err
 			}
 		}
