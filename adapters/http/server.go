@@ -24,7 +24,9 @@ import (
 // routes answering 501.
 type Services struct {
 	Accounts ports.AccountService
-	Roles    ports.RoleService
+	// TOTP is the caller's authenticator-app enrolment (totp.go).
+	TOTP  ports.TOTPService
+	Roles ports.RoleService
 	// SigningPages serves the embedded signer's /sign pages. Its routes
 	// always exist; nil (the DocuSeal provider) answers them with the
 	// not-found page.

@@ -27,7 +27,9 @@ type Deps struct {
 	Hasher ports.PasswordHasher
 	// Passwords changes passwords (the accounts service).
 	Passwords ports.PasswordSetter
-	Clock     ports.Clock
+	// TOTP resets authenticator-app enrolments (the accounts service).
+	TOTP  ports.TOTPResetter
+	Clock ports.Clock
 	// Access is told when who may do what changes (users deleted,
 	// deactivated, roles replaced), so cached principals are checked again.
 	Access interface{ Invalidate() }
@@ -247,6 +249,23 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 		return err
 	}
 	return s.d.Passwords.SetPassword(ctx, id, password)
+}
+
+// ResetTOTP implements ports.UserService. The caller's own session
+// survives when administrators reset themselves.
+func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if err := s.guardAdmin(ctx, p, id); err != nil {
+		return err
+	}
+	keep := ""
+	if id == p.UserID {
+		keep = p.SessionID
+	}
+	return s.d.TOTP.ResetTOTP(ctx, id, keep)
 }
 
 // Offices implements ports.UserService.
