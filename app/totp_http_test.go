@@ -89,7 +89,7 @@ func TestTOTPEnrolAndConfirm(t *testing.T) {
 	st := s.Do(t, "GET", "/api/account/totp", tok, nil)
 	is.Equal(st.Status, 200)
 	is.Equal(strings.TrimSpace(string(st.Body)), `{"enabled":false,"confirmedAt":null,"recoveryCodesLeft":0}`) // off
-	is.Equal(s.Do(t, "GET", "/api/account/totp", "", nil).Status, 401)                      // signed-in callers only
+	is.Equal(s.Do(t, "GET", "/api/account/totp", "", nil).Status, 401)                                         // signed-in callers only
 	is.Equal(s.Do(t, "POST", "/api/account/totp/enroll", "", nil).Status, 401)
 	is.Equal(confirm(t, s, tok, "123456").Status, 409) // nothing pending
 
