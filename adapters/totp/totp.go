@@ -91,7 +91,7 @@ func (a *Authenticator) Enrolment(secret []byte, accountName string) (account.TO
 
 // keyURL builds the otpauth URL (Google's Key Uri Format) itself:
 // pquerna/otp's generator does not escape every character of an issuer
-// (&, + or ; would break the query). Some apps read + as a space, so a
+// (& or + would break the query). Some apps read + as a space, so a
 // plus is always %2B and a space always %20.
 func keyURL(issuer, accountName, secret string) string {
 	label := func(s string) string { return strings.ReplaceAll(url.PathEscape(s), "+", "%2B") }
