@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,6 +228,33 @@ func TestTOTPLogin(t *testing.T) {
 		r.JSON(t, &tok)
 		is.Equal(s.Do(t, "GET", "/api/account/totp", tok.AccessToken, nil).Map(t)["recoveryCodesLeft"], float64(7))
 	})
+}
+
+// TestTOTPConcurrentReplay sends one code in several sign-ins at once:
+// the step is saved in the transaction that creates the session, so
+// exactly one wins.
+func TestTOTPConcurrentReplay(t *testing.T) {
+	is := is.New(t)
+	s := apptest.New(t)
+	email := "race@example.com"
+	_, _, secret, recovery := totpUser(t, s, email)
+	for _, code := range []string{appCode(t, secret, s.Clock.Now()), recovery[0]} {
+		var wg sync.WaitGroup
+		statuses := make([]int, 6)
+		for i := range statuses {
+			wg.Go(func() { statuses[i] = login(t, s, email, "password-123", code).Status })
+		}
+		wg.Wait()
+		won := 0
+		for _, st := range statuses {
+			if st == 200 {
+				won++
+			} else {
+				is.Equal(st, 401) // the others are refused
+			}
+		}
+		is.Equal(won, 1) // exactly one sign-in per code
+	}
 }
 
 func TestTOTPLockout(t *testing.T) {
