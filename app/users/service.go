@@ -258,6 +258,9 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	if s.d.TOTP == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "authenticator apps are not available in this configuration")
+	}
 	if err := s.guardAdmin(ctx, p, id); err != nil {
 		return err
 	}
