@@ -24,9 +24,7 @@ import (
 // routes answering 501.
 type Services struct {
 	Accounts ports.AccountService
-	// TOTP is the caller's authenticator-app enrolment (totp.go).
-	TOTP  ports.TOTPService
-	Roles ports.RoleService
+	Roles    ports.RoleService
 	// SigningPages serves the embedded signer's /sign pages. Its routes
 	// always exist; nil (the DocuSeal provider) answers them with the
 	// not-found page.
@@ -40,6 +38,8 @@ type Services struct {
 	// Signing is digital signing of contracts and the provider's webhook
 	// (signing.go).
 	Signing ports.SigningService
+	// TOTP is the caller's authenticator-app enrolment (totp.go).
+	TOTP ports.TOTPService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

@@ -51,17 +51,18 @@ type Deps struct {
 	Hasher ports.PasswordHasher
 	Tokens ports.TokenIssuer
 	Codes  ports.OTPCodes
-	Sender ports.OTPSender // nil in response mode
+	Sender ports.OTPSender        // nil in response mode
+	IdP    ports.IdentityProvider // nil when not configured
+	Users  IdentityLinker         // for identity-provider sign-in; nil when not configured
+	Clock  ports.Clock
+	Rand   io.Reader     // nil: crypto/rand
+	NewID  func() string // session and token ids
+	Logger *slog.Logger
+
 	// TOTP, Vault and TOTPStore are authenticator apps (totp.go).
 	TOTP      ports.TOTP
-	Vault     ports.TOTPVault
 	TOTPStore ports.TOTPStore
-	IdP       ports.IdentityProvider // nil when not configured
-	Users     IdentityLinker         // for identity-provider sign-in; nil when not configured
-	Clock     ports.Clock
-	Rand      io.Reader     // nil: crypto/rand
-	NewID     func() string // session and token ids
-	Logger    *slog.Logger
+	Vault     ports.TOTPVault
 }
 
 // IdentityLinker finds or provisions the local user of an external identity.

@@ -27,12 +27,12 @@ type Deps struct {
 	Hasher ports.PasswordHasher
 	// Passwords changes passwords (the accounts service).
 	Passwords ports.PasswordSetter
-	// TOTP resets authenticator-app enrolments (the accounts service).
-	TOTP  ports.TOTPResetter
-	Clock ports.Clock
+	Clock     ports.Clock
 	// Access is told when who may do what changes (users deleted,
 	// deactivated, roles replaced), so cached principals are checked again.
 	Access interface{ Invalidate() }
+	// TOTP resets authenticator-app enrolments (the accounts service).
+	TOTP ports.TOTPResetter
 }
 
 // Service implements ports.UserService.
