@@ -69,6 +69,7 @@ func cols(spec string) []copyCol {
 var copyTables = []copyTable{
 	{"settings", cols("name value")},
 	{"signing_keys", cols("kid private_key created_at:t retired_at:t")},
+	{"totp_keys", cols("id key created_at:t")},
 	{"offices", cols("id name phone website active:b address1 address2 suburb state postcode country created_at:t updated_at:t")},
 	{"users", cols(`id email first_name last_name contact_number profile_picture_url password_hash active:b is_legal:b is_staff:b
 		failed_logins locked_until:t0 deleted_at:t created_at:t updated_at:t billing_rate admission_date:t office_id
@@ -84,6 +85,7 @@ var copyTables = []copyTable{
 		commencement_date:t termination_date:t cost_per_hour kpi kpi_billable kpi_invoiced pqy created_at:t`)},
 	{"pqe_adjustments", cols("id staff_id name details start_date:t end_date:t created_at:t")},
 	{"user_identities", cols("issuer subject user_id email created_at:t")},
+	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
 	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
 		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t`)},
 	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},

@@ -73,6 +73,7 @@ type Stores struct {
 	Identities    IdentityStore
 	Contracts     ContractStore
 	Signing       ports.SigningStore
+	TOTP          ports.TOTPStore
 	// Blobs keeps document bytes in the database (PostgreSQL); nil on
 	// SQLite, whose documents are files under COUNSEL_DATA_DIR.
 	Blobs ports.BlobStore
@@ -117,7 +118,7 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -131,7 +132,7 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 		Engine: "sqlite", sqlite: db,
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

@@ -18,13 +18,14 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until
+const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
+	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
 	FROM users WHERE email = ? AND deleted_at IS NULL`
 
 func scanCredentials(row interface{ Scan(...any) error }) (account.Credentials, error) {
 	var c account.Credentials
 	var locked *time.Time
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked)
+	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
 	if noRows(err) {
 		return c, notFound("user")
 	}
@@ -96,7 +97,7 @@ func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*acc
 // whichever instance takes it.
 func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
 	return s.db.tx(ctx, func(x q) error {
-		c, err := scanCredentials(x.row(ctx, credentialsSQL+` FOR UPDATE`, email))
+		c, err := scanCredentials(x.row(ctx, credentialsSQL+` FOR UPDATE OF users`, email))
 		if err != nil {
 			return err
 		}
@@ -108,14 +109,23 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 			return err
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
+		if c.TOTPEnabled {
+			if st.TOTP, err = scanTOTP(x.row(ctx, totpSQL, userID)); err != nil {
+				return err
+			}
+		}
 		if err := fn(&st); err != nil {
 			return err
 		}
-		if _, err := x.exec(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`,
-			st.Credentials.FailedLogins, nullTime(&st.Credentials.LockedUntil), userID); err != nil {
+		if err := saveCounters(ctx, x, userID, st.Credentials); err != nil {
 			return err
 		}
-		if err := saveOTP(ctx, x, email, st.OTP); err != nil {
+		if st.TOTP != nil {
+			// The step used and a spent recovery code commit with the session.
+			if err := saveTOTP(ctx, x, userID, st.TOTP); err != nil {
+				return err
+			}
+		} else if err := saveOTP(ctx, x, email, st.OTP); err != nil {
 			return err
 		}
 		if st.NewSession != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"counsel/adapters/postgres/pgtest"
+	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
 
@@ -32,5 +33,18 @@ func TestStoreSuites(t *testing.T) {
 			Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
 			Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()),
 		}
+	})
+}
+
+// TestTOTPStorePort runs the authenticator-app store suite on PostgreSQL.
+func TestTOTPStorePort(t *testing.T) {
+	pgtest.Skip(t)
+	porttest.TOTPStore(t, func(t *testing.T) porttest.TOTPStores {
+		db := openDB(t)
+		accounts := NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		return porttest.TOTPStores{TOTP: NewTOTPStore(db), Accounts: accounts}
 	})
 }
