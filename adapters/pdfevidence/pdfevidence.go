@@ -42,6 +42,9 @@ type Evidence struct {
 	chain   []*x509.Certificate // cert first
 	certPEM []byte
 	now     func() time.Time
+	// produce lets one evidence be made at a time: pdfcpu keeps
+	// package-level caches, and each run holds its files in memory.
+	produce sync.Mutex
 }
 
 var _ ports.PDFEvidence = (*Evidence)(nil)

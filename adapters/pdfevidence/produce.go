@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -25,6 +26,9 @@ const stampStyle = "font:Helvetica, points:8, pos:bl, off:36 30, scale:1 abs, ro
 
 // Produce implements ports.PDFEvidence.
 func (e *Evidence) Produce(ctx context.Context, ev signing.Evidence, pdfs []ports.EvidencePDF, combined, audit io.Writer) error {
+	e.produce.Lock()
+	defer e.produce.Unlock()
+	ev.Documents = slices.Clone(ev.Documents) // Excluded is marked on a copy
 	conf := config()
 	stamp := latin1(strings.Join(ev.StampLines(), "\n"))
 	// The stamp is the text of a watermark, where a backslash-n breaks
