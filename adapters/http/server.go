@@ -41,6 +41,8 @@ type Services struct {
 	// Evidence is the signing certificate and the verification of
 	// signed PDFs (evidence.go).
 	Evidence ports.EvidenceService
+	// TOTP is the caller's authenticator-app enrolment (totp.go).
+	TOTP ports.TOTPService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }
