@@ -57,6 +57,7 @@ type IdentityStore interface {
 type ContractStore interface {
 	ports.ContractStore
 	ports.ContractSigningStore
+	ports.EvidenceStore
 	ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error
 }
 

@@ -19,7 +19,87 @@ type ContractStore struct{ db *DB }
 var (
 	_ ports.ContractStore        = (*ContractStore)(nil)
 	_ ports.ContractSigningStore = (*ContractStore)(nil)
+	_ ports.EvidenceStore        = (*ContractStore)(nil)
 )
+
+// evidenceKey records in contract_signing_events that a submission's
+// evidence is stored, so it is stored once.
+const evidenceKey = "evidence.stored"
+
+// contractBySubmission finds the contract of a submission (the newest of
+// two naming one, which only a restored backup could produce); lock is ""
+// or a locking clause.
+func contractBySubmission(ctx context.Context, x q, submissionID, lock string) (int64, error) {
+	var id int64
+	err := x.row(ctx, `SELECT id FROM contracts
+		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
+		ORDER BY id DESC LIMIT 1`+lock, submissionID).Scan(&id)
+	if noRows(err) {
+		return 0, notFound("contract with that signing submission")
+	}
+	return id, err
+}
+
+// ContractBySubmission implements ports.EvidenceStore.
+func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID string) (contract.Contract, error) {
+	id, err := contractBySubmission(ctx, s.db.read(), submissionID, "")
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	return loadContract(ctx, s.db.read(), id, "")
+}
+
+// AddEvidence implements ports.EvidenceStore. The contract's row is
+// locked, so two instances storing one submission's evidence store it once.
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+	var out []contract.Document
+	applied := false
+	err := s.db.tx(ctx, func(x q) error {
+		out, applied = nil, false
+		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		n, err := x.exec(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, evidenceKey, s.db.Now())
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			all, err := loadDocuments(ctx, x, id)
+			for _, d := range all {
+				if d.Kind == contract.KindSigned || d.Kind == contract.KindAudit {
+					out = append(out, d)
+				}
+			}
+			return err
+		}
+		applied = true
+		for _, d := range docs {
+			d.ContractID = id
+			if d.ID, err = insertDocument(ctx, x, d); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return insertAudit(ctx, x, id, audit)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, applied, nil
+}
+
+// SignedDocumentBySHA256 implements ports.EvidenceStore, through the
+// partial index contract_documents_signed_sha256.
+func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error) {
+	var one int
+	err := s.db.read().row(ctx, `SELECT 1 FROM contract_documents WHERE sha256 = ? AND kind = 'signed' LIMIT 1`, sha).Scan(&one)
+	if noRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
 
 // NewContractStore returns the contract store of db.
 func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
@@ -372,13 +452,8 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 	var out contract.Contract
 	applied := false
 	err := s.db.tx(ctx, func(x q) error {
-		var id int64
-		err := x.row(ctx, `SELECT id FROM contracts
-			WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
-			ORDER BY id DESC LIMIT 1 FOR UPDATE`, submissionID).Scan(&id)
-		if noRows(err) {
-			return notFound("contract with that signing submission")
-		} else if err != nil {
+		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
+		if err != nil {
 			return err
 		}
 		if eventKey != "" {

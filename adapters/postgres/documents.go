@@ -9,11 +9,11 @@ import (
 	"counsel/domain/contract"
 )
 
-const documentColumns = `id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by`
+const documentColumns = `id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by, kind`
 
 func scanDocument(s scanner) (contract.Document, error) {
 	var d contract.Document
-	err := s.Scan(&d.ID, &d.ContractID, &d.FileName, &d.ContentType, &d.Size, &d.SHA256, &d.StorageKey, &d.UploadedAt, &d.UploadedBy)
+	err := s.Scan(&d.ID, &d.ContractID, &d.FileName, &d.ContentType, &d.Size, &d.SHA256, &d.StorageKey, &d.UploadedAt, &d.UploadedBy, &d.Kind)
 	d.UploadedAt = utc(d.UploadedAt)
 	return d, err
 }
@@ -70,20 +70,30 @@ func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, au
 		if n >= contract.MaxDocuments {
 			return domain.Errorf(domain.ECONFLICT, "a contract holds at most %d documents; remove one first", contract.MaxDocuments)
 		}
-		var id int64
-		if err := x.row(ctx, `INSERT INTO contract_documents (contract_id, file_name, content_type, size, sha256,
-			storage_key, uploaded_at, uploaded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			d.ContractID, d.FileName, d.ContentType, d.Size, d.SHA256, d.StorageKey, d.UploadedAt, d.UploadedBy).Scan(&id); err != nil {
+		id, err := insertDocument(ctx, x, d)
+		if err != nil {
 			return err
 		}
 		if err := insertAudit(ctx, x, d.ContractID, audit); err != nil {
 			return err
 		}
-		var err error
 		out, err = loadDocument(ctx, x, d.ContractID, id, "")
 		return err
 	})
 	return out, err
+}
+
+// insertDocument inserts d's row and returns its id.
+func insertDocument(ctx context.Context, x q, d contract.Document) (int64, error) {
+	kind := d.Kind
+	if kind == "" {
+		kind = contract.KindOriginal
+	}
+	var id int64
+	err := x.row(ctx, `INSERT INTO contract_documents (contract_id, file_name, content_type, size, sha256,
+		storage_key, uploaded_at, uploaded_by, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		d.ContractID, d.FileName, d.ContentType, d.Size, d.SHA256, d.StorageKey, d.UploadedAt, d.UploadedBy, kind).Scan(&id)
+	return id, err
 }
 
 // Documents implements ports.ContractStore.

@@ -196,9 +196,9 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 			return fmt.Errorf("update signing submission %d: submitters cannot be added or removed", id)
 		}
 		if _, err := x.exec(ctx, `UPDATE signing_submissions SET status = ?, send_email = ?, expire_at = ?, updated_at = ?,
-			completed_at = ?, declined_at = ?, expired_at = ? WHERE id = ?`,
+			completed_at = ?, declined_at = ?, expired_at = ?, evidence_pending = ? WHERE id = ?`,
 			cur.Status, cur.SendEmail, nullTime(cur.ExpireAt), cur.UpdatedAt, nullTime(cur.CompletedAt), nullTime(cur.DeclinedAt),
-			nullTime(cur.ExpiredAt), id); err != nil {
+			nullTime(cur.ExpiredAt), cur.EvidencePending, id); err != nil {
 			return err
 		}
 		for i, p := range cur.Submitters {
@@ -238,6 +238,40 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 	return ids, rows.Err()
 }
 
+// EvidencePending implements ports.SigningStore, through the partial
+// index signing_submissions_evidence_pending.
+func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
+	rows, err := s.db.read().query(ctx, `SELECT id FROM signing_submissions WHERE evidence_pending ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// SetEvidence implements ports.SigningStore.
+func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocumentID, auditDocumentID string) error {
+	return s.db.tx(ctx, func(x q) error {
+		n, err := x.exec(ctx, `UPDATE signing_submissions SET evidence_pending = false, combined_document_id = ?,
+			audit_document_id = ? WHERE id = ?`, combinedDocumentID, auditDocumentID, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("signing submission")
+		}
+		return nil
+	})
+}
+
 func loadSigningSubmission(ctx context.Context, x q, id int64, lock string) (ports.SigningSubmissionRecord, error) {
 	subs, err := loadSigningSubmissions(ctx, x, "s.id = ?"+lock, id)
 	if err != nil {
@@ -253,7 +287,8 @@ func loadSigningSubmission(ctx context.Context, x q, id int64, lock string) (por
 // submitters in two queries.
 func loadSigningSubmissions(ctx context.Context, x q, tail string, args ...any) ([]ports.SigningSubmissionRecord, error) {
 	rows, err := x.query(ctx, `SELECT s.id, s.template_id, s.name, s.signing_order, s.status, s.send_email,
-		s.message_subject, s.message_body, s.expire_at, s.created_at, s.updated_at, s.completed_at, s.declined_at, s.expired_at
+		s.message_subject, s.message_body, s.expire_at, s.created_at, s.updated_at, s.completed_at, s.declined_at, s.expired_at,
+		s.evidence_pending, s.combined_document_id, s.audit_document_id
 		FROM signing_submissions s WHERE `+tail, args...)
 	if err != nil {
 		return nil, err
@@ -263,7 +298,8 @@ func loadSigningSubmissions(ctx context.Context, x q, tail string, args ...any) 
 	for rows.Next() {
 		var s ports.SigningSubmissionRecord
 		if err := rows.Scan(&s.ID, &s.TemplateID, &s.Name, &s.Order, &s.Status, &s.SendEmail, &s.Message.Subject, &s.Message.Body,
-			&s.ExpireAt, &s.CreatedAt, &s.UpdatedAt, &s.CompletedAt, &s.DeclinedAt, &s.ExpiredAt); err != nil {
+			&s.ExpireAt, &s.CreatedAt, &s.UpdatedAt, &s.CompletedAt, &s.DeclinedAt, &s.ExpiredAt,
+			&s.EvidencePending, &s.CombinedDocumentID, &s.AuditDocumentID); err != nil {
 			rows.Close()
 			return nil, err
 		}
