@@ -6,6 +6,7 @@ package app_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"counsel/adapters/oidc/oidctest"
@@ -190,4 +191,61 @@ func TestSecurityScriptURLs(t *testing.T) {
 	is.Equal(r.Status, 200) // http(s) is fine
 	r = s.Do(t, "PUT", fmt.Sprintf("/api/offices/%d", office.ID), admin, map[string]any{"website": ""})
 	is.Equal(r.Status, 200) // and so is empty
+}
+
+// TestSecurityViewerCannotActAsSigner: hole 3. A ContractView-only user
+// read a signer's embedSrc and could sign in the client's place; at
+// DocuSeal the template slug opens a form anyone can sign, a sibling.
+func TestSecurityViewerCannotActAsSigner(t *testing.T) {
+	for _, provider := range []string{"embedded", "docuseal"} {
+		t.Run(provider, func(t *testing.T) {
+			var s *apptest.Server
+			if provider == "docuseal" {
+				s, _ = docusealFixture(t)
+			} else {
+				s = apptest.New(t)
+			}
+			admin := s.Admin(t)
+			id, doc := signingContract(t, s, admin, "Viewer test", 1)
+			sub := signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "", "client@client.example"))
+			link := sub.Submitters[0].EmbedSrc
+			if link == "" {
+				t.Fatal("the submitting editor gets the signer's link")
+			}
+			_, viewer := s.User(t, account.ContractView)
+			_, editor := s.User(t, account.ContractView, account.ContractEdit)
+			for _, path := range []string{
+				fmt.Sprintf("/api/contracts/%d/submissions", id),
+				fmt.Sprintf("/api/contracts/%d/template", id),
+				fmt.Sprintf("/api/contracts/%d", id),
+				fmt.Sprintf("/api/contracts/%d/history", id),
+				fmt.Sprintf("/api/contracts/%d/documents", id),
+			} {
+				t.Run(path, func(t *testing.T) {
+					is := is.New(t)
+					r := s.Do(t, "GET", path, viewer, nil)
+					is.True(r.Status == 200 || r.Status == 404)                 // the viewer may read
+					is.True(!strings.Contains(string(r.Body), link))            // but not the signer's link
+					is.True(!strings.Contains(string(r.Body), `"embedSrc":"h`)) // nor any other
+				})
+			}
+			is := is.New(t)
+			var page struct{ Items []signingSubmission }
+			s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), viewer, nil).JSON(t, &page)
+			subs := page.Items
+			is.Equal(len(subs), 1)                                           // the viewer sees the submission
+			is.Equal(subs[0].Submitters[0].Status, sub.Submitters[0].Status) // and the submitters' statuses
+			is.Equal(subs[0].Submitters[0].EmbedSrc, "")                     // without the link
+			if provider == "embedded" { // the fake DocuSeal lists submitters without their links
+				var mine struct{ Items []signingSubmission }
+				s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), editor, nil).JSON(t, &mine)
+				is.Equal(mine.Items[0].Submitters[0].EmbedSrc, link) // ContractEdit does see it
+			}
+			var tpl struct{ Slug string }
+			s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/template", id), viewer, nil).JSON(t, &tpl)
+			is.Equal(tpl.Slug, "") // no template slug for a viewer
+			s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/template", id), editor, nil).JSON(t, &tpl)
+			is.True(tpl.Slug != "") // an editor has it
+		})
+	}
 }
