@@ -93,7 +93,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		cfg.Logger = NewLogger(cfg, cfg.Stderr)
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	db, err := sqlite.Open(ctx, cfg.DB)
