@@ -173,7 +173,9 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
 		return err
 	}
-	a.handler = httpadapter.NewHandler(httpadapter.Services{
+	// FrameGuard again around the whole handler: pages of other adapters
+	// mounted here later refuse framing as well (API-DECISIONS 12).
+	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
@@ -185,11 +187,12 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
+		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
-	})
+	}))
 	return nil
 }
 

@@ -6,8 +6,10 @@ package app_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"counsel/adapters/oidc/oidctest"
 	"counsel/app"
@@ -236,7 +238,7 @@ func TestSecurityViewerCannotActAsSigner(t *testing.T) {
 			is.Equal(len(subs), 1)                                           // the viewer sees the submission
 			is.Equal(subs[0].Submitters[0].Status, sub.Submitters[0].Status) // and the submitters' statuses
 			is.Equal(subs[0].Submitters[0].EmbedSrc, "")                     // without the link
-			if provider == "embedded" { // the fake DocuSeal lists submitters without their links
+			if provider == "embedded" {                                      // the fake DocuSeal lists submitters without their links
 				var mine struct{ Items []signingSubmission }
 				s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), editor, nil).JSON(t, &mine)
 				is.Equal(mine.Items[0].Submitters[0].EmbedSrc, link) // ContractEdit does see it
@@ -246,6 +248,130 @@ func TestSecurityViewerCannotActAsSigner(t *testing.T) {
 			is.Equal(tpl.Slug, "") // no template slug for a viewer
 			s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/template", id), editor, nil).JSON(t, &tpl)
 			is.True(tpl.Slug != "") // an editor has it
+		})
+	}
+}
+
+// framed asserts that r refuses framing by any site but allowed.
+func framed(t *testing.T, r *apptest.Response, allowed string) {
+	t.Helper()
+	is := is.New(t)
+	csp := r.Header.Get("Content-Security-Policy")
+	is.True(strings.Contains(csp, "frame-ancestors "+allowed)) // frame-ancestors
+	is.Equal(strings.Count(csp, "frame-ancestors"), 1)         // once
+	xfo := r.Header.Get("X-Frame-Options")
+	if allowed == "'none'" {
+		is.Equal(xfo, "DENY") // X-Frame-Options
+	} else {
+		is.Equal(xfo, "SAMEORIGIN") // the fallback of browsers without frame-ancestors
+	}
+}
+
+// TestSecurityFraming: hole 5. No HTML page refused framing. Every route
+// the served document lists as answering text/html (so routes added
+// later too), every error and JSON answer, and the signer's pages and
+// documents with and without COUNSEL_FRAME_ANCESTORS.
+func TestSecurityFraming(t *testing.T) {
+	for _, ancestors := range [][]string{nil, {"https://www.firm.example", "https://intranet.firm.example:8443"}} {
+		t.Run(fmt.Sprint(len(ancestors), " origins"), func(t *testing.T) {
+			s := apptest.New(t, func(c *app.Config) { c.FrameAncestors = ancestors })
+			signer := "'none'"
+			if ancestors != nil {
+				signer = strings.Join(ancestors, " ")
+			}
+			admin := s.Admin(t)
+			id, doc := signingContract(t, s, admin, "Framing", 1)
+			sub := signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "", "client@client.example"))
+			link := sub.Submitters[0].EmbedSrc
+			slug := link[strings.LastIndex(link, "/")+1:]
+
+			var spec struct {
+				Paths map[string]map[string]struct {
+					Responses map[string]struct{ Content map[string]any }
+				}
+			}
+			s.Do(t, "GET", "/openapi.json", "", nil).JSON(t, &spec)
+			pages := 0
+			for p, methods := range spec.Paths {
+				for m, op := range methods {
+					html := false
+					for _, resp := range op.Responses {
+						_, ok := resp.Content["text/html"]
+						html = html || ok
+					}
+					if !html {
+						continue
+					}
+					pages++
+					path := strings.ReplaceAll(p, "{slug}", slug)
+					want := "'none'"
+					if strings.HasPrefix(p, "/sign/") {
+						want = signer
+					}
+					t.Run(strings.ToUpper(m)+" "+p, func(t *testing.T) {
+						var r *apptest.Response
+						if m == "post" {
+							req, _ := http.NewRequest("POST", s.URL+path, strings.NewReader("token=x"))
+							req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+							r = s.Send(t, req)
+						} else {
+							r = s.Do(t, "GET", path, "", nil)
+						}
+						is.New(t).True(strings.HasPrefix(r.Header.Get("Content-Type"), "text/html")) // a page
+						framed(t, r, want)
+					})
+				}
+			}
+			is := is.New(t)
+			is.True(pages >= 4) // /docs and the signer's pages
+			others := []struct {
+				path, want string
+			}{
+				{"/sign/unknown-slug", signer},                            // the not-found page
+				{fmt.Sprintf("/sign/%s/documents/%d", slug, doc), signer}, // a signer's document
+				{"/api/users", "'none'"},                                  // a JSON error
+				{"/healthz", "'none'"},                                    // JSON
+				{"/no/such/route", "'none'"},                              // unmatched
+			}
+			for _, o := range others {
+				r := s.Do(t, "GET", o.path, "", nil)
+				framed(t, r, o.want)
+			}
+		})
+	}
+}
+
+// TestSecurityLinkTTL: the signed links to template documents last
+// COUNSEL_LINK_TTL (default 1h, as before), and a changed or expired link
+// is a 404.
+func TestSecurityLinkTTL(t *testing.T) {
+	for _, ttl := range []time.Duration{0, 10 * time.Minute} {
+		t.Run(fmt.Sprint(ttl), func(t *testing.T) {
+			s := apptest.New(t, func(c *app.Config) {
+				if ttl > 0 {
+					c.LinkTTL = ttl
+				}
+			})
+			if ttl == 0 {
+				ttl = time.Hour
+			}
+			is := is.New(t)
+			admin := s.Admin(t)
+			id, doc := signingContract(t, s, admin, "Links", 1)
+			signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "", "client@client.example"))
+			var tpl struct{ Documents []struct{ URL string } }
+			s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/template", id), admin, nil).JSON(t, &tpl)
+			link := tpl.Documents[0].URL
+			get := func(u string) int {
+				req, _ := http.NewRequest("GET", u, nil)
+				return s.Send(t, req).Status
+			}
+			is.Equal(get(link), 200)                                      // the link works
+			is.Equal(get(strings.Replace(link, "sig=", "sig=A", 1)), 404) // a changed signature does not
+			s.Clock.Advance(ttl - time.Second)
+			is.Equal(get(link), 200) // until the end of its lifetime
+			s.Clock.Advance(2 * time.Second)
+			is.Equal(get(link), 404) // and not after
 		})
 	}
 }

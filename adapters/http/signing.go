@@ -56,7 +56,7 @@ func signingSchemas() map[string]js {
 			"documents": arrayOf(object(js{
 				"id":       str(),
 				"fileName": str(),
-				"url":      strDesc("where the document can be downloaded (the embedded signer's links work for an hour)"),
+				"url":      strDesc("where the document can be downloaded (the embedded signer's signed links work for COUNSEL_LINK_TTL, 1h by default)"),
 			}, "id", "fileName", "url")),
 			"createdAt": nullTime,
 			"updatedAt": nullTime,
