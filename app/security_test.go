@@ -7,6 +7,7 @@ package app_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -374,4 +375,36 @@ func TestSecurityLinkTTL(t *testing.T) {
 			is.Equal(get(link), 404) // and not after
 		})
 	}
+}
+
+// TestSecurityDocsAccessible: hole 6. axe-core found the code samples of
+// /docs, scrollable regions, unreachable by keyboard, and headings that
+// skipped a level. Every <pre> is focusable and named, and headings go
+// down one level at a time.
+func TestSecurityDocsAccessible(t *testing.T) {
+	s := apptest.New(t)
+	is := is.New(t)
+	r := s.Do(t, "GET", "/docs", "", nil)
+	is.Equal(r.Status, 200)
+	page := string(r.Body)
+	pres := regexp.MustCompile(`<pre[^>]*>`).FindAllString(page, -1)
+	is.True(len(pres) > 20) // the code samples
+	labels := map[string]bool{}
+	for _, p := range pres {
+		is.True(strings.Contains(p, `tabindex="0"`)) // reachable by keyboard
+		is.True(strings.Contains(p, `role="group"`)) // a named group
+		m := regexp.MustCompile(`aria-label="([^"]+)"`).FindStringSubmatch(p)
+		is.True(m != nil)      // with a name
+		is.True(!labels[m[1]]) // of its own
+		labels[m[1]] = true
+	}
+	level := 0
+	for _, h := range regexp.MustCompile(`<h([1-6])[ >]`).FindAllStringSubmatch(page, -1) {
+		n := int(h[1][0] - '0')
+		if n > level+1 {
+			t.Fatalf("heading h%d follows h%d", n, level)
+		}
+		level = n
+	}
+	is.True(level > 0) // headings were found
 }
