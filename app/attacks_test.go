@@ -9,6 +9,7 @@ package app_test
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/ed25519"
 	"crypto/hmac"
@@ -16,6 +17,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -306,6 +308,18 @@ func TestAttackIDOR(t *testing.T) {
 		req, _ := http.NewRequest("GET", u, nil)
 		return s.Send(t, req).Status
 	}
+	// changed replaces the last n characters of link with others.
+	changed := func(link string, n int) string {
+		out := []byte(link)
+		for i := len(out) - n; i < len(out); i++ {
+			if out[i] == 'x' {
+				out[i] = 'y'
+			} else {
+				out[i] = 'x'
+			}
+		}
+		return string(out)
+	}
 	tests := []struct {
 		name   string
 		status int
@@ -314,8 +328,8 @@ func TestAttackIDOR(t *testing.T) {
 		{"B's document through A's path", s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/documents/%d/content", a, docB), viewer, nil).Status, 404},
 		{"delete B's document through A's path", s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d/documents/%d", a, docB), admin, nil).Status, 404},
 		{"B's document through A's signing link", get(fmt.Sprintf("%s/documents/%d", linkA, docB)), 404},
-		{"a guessed signing link", get(linkB[:len(linkB)-4] + "zzzz"), 404},
-		{"a signing link one character off", get(linkA[:len(linkA)-1] + "x"), 404},
+		{"a guessed signing link", get(changed(linkB, 4)), 404},
+		{"a signing link one character off", get(changed(linkA, 1)), 404},
 		{"another user's roles with UsersView only", s.Do(t, "GET", "/api/users/1/roles", viewer, nil).Status, 403},
 	}
 	for _, tt := range tests {
@@ -458,15 +472,7 @@ func TestAttackBounds(t *testing.T) {
 			h := textproto.MIMEHeader{}
 			h.Set("Content-Disposition", `form-data; name="file"; filename="bomb.docx"`)
 			w, _ := mw.CreatePart(h)
-			zw := zip.NewWriter(w)
-			for _, name := range []string{"[Content_Types].xml", "word/document.xml", "docProps/app.xml"} {
-				fw, _ := zw.Create(name)
-				zero := make([]byte, 1<<20)
-				for range 64 { // 64 MiB each, about 64 KiB compressed
-					fw.Write(zero)
-				}
-			}
-			zw.Close()
+			w.Write(zipBomb(t, 512))
 			mw.Close()
 			r, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/contracts/%d/documents", s.URL, c), &buf)
 			r.Header.Set("Content-Type", mw.FormDataContentType())
@@ -502,6 +508,40 @@ func TestAttackBounds(t *testing.T) {
 		is.True(srv.IdleTimeout > 0)                                                  // idle connections close
 		is.True(srv.MaxHeaderBytes > 0 && srv.MaxHeaderBytes <= 1<<20)                // headers are bounded
 	})
+}
+
+// zipBomb is a DOCX-looking zip whose word/document.xml inflates to mib
+// MiB of zeros from about mib KiB. The deflate stream is one sync-flushed
+// block of 1 MiB of zeros repeated, then an empty final block, so making
+// it costs nothing.
+func zipBomb(t *testing.T, mib int) []byte {
+	t.Helper()
+	zero := make([]byte, 1<<20)
+	var block bytes.Buffer
+	fw, _ := flate.NewWriter(&block, flate.BestCompression)
+	fw.Write(zero)
+	fw.Flush()
+	var stream bytes.Buffer
+	crc := uint32(0)
+	for range mib {
+		stream.Write(block.Bytes())
+		crc = crc32.Update(crc, crc32.IEEETable, zero)
+	}
+	stream.Write([]byte{0x03, 0x00}) // final empty fixed-Huffman block
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	ct, _ := zw.Create("[Content_Types].xml")
+	ct.Write([]byte(`<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`))
+	raw, err := zw.CreateRaw(&zip.FileHeader{Name: "word/document.xml", Method: zip.Deflate, CRC32: crc,
+		CompressedSize64: uint64(stream.Len()), UncompressedSize64: uint64(mib) << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Write(stream.Bytes())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // jsonReq is a JSON request with a bearer token.
