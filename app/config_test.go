@@ -80,6 +80,9 @@ func TestLoadConfig(t *testing.T) {
 		{"frame ancestor with path", map[string]string{"COUNSEL_FRAME_ANCESTORS": "https://firm.example/page"}, "COUNSEL_FRAME_ANCESTORS"},
 		{"frame ancestor scheme", map[string]string{"COUNSEL_FRAME_ANCESTORS": "javascript:alert(1)"}, "COUNSEL_FRAME_ANCESTORS"},
 		{"frame ancestor injection", map[string]string{"COUNSEL_FRAME_ANCESTORS": "https://a.example;script-src *"}, "COUNSEL_FRAME_ANCESTORS"},
+		{"totp issuer with a colon", map[string]string{"COUNSEL_TOTP_ISSUER": "Smith: Law"}, "COUNSEL_TOTP_ISSUER"},
+		{"blank totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": "  "}, "COUNSEL_TOTP_ISSUER"},
+		{"long totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": strings.Repeat("x", 101)}, "COUNSEL_TOTP_ISSUER"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

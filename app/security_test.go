@@ -123,9 +123,12 @@ func TestSecurityRoleEscalation(t *testing.T) {
 		// Takeover of a stronger account.
 		{"set a stronger user's password", "POST", "/api/users/changepassword", manager, map[string]any{"id": partner.ID, "password": "taken-over-1"}, 403},
 		{"set a stronger user's email", "PUT", fmt.Sprintf("/api/users/%d", partner.ID), manager, map[string]any{"email": "mine@example.com"}, 403},
+		{"reset a stronger user's authenticator app", "DELETE", fmt.Sprintf("/api/users/%d/totp", partner.ID), manager, nil, 403},
+		{"reset the administrator's authenticator app", "DELETE", "/api/users/1/totp", manager, nil, 403},
 		{"set the administrator's password", "POST", "/api/users/changepassword", manager, map[string]any{"id": 1, "password": "taken-over-1"}, 403},
 		// What stays allowed.
 		{"create a user with the default roles", "POST", "/api/users", manager, map[string]any{"email": "x4@example.com", "firstName": "X"}, 201},
+		{"reset an ordinary user's authenticator app", "DELETE", fmt.Sprintf("/api/users/%d/totp", ordinary.ID), manager, nil, 204},
 		{"reset an ordinary user's password", "POST", "/api/users/changepassword", manager, map[string]any{"id": ordinary.ID, "password": "reset-password-1"}, 200},
 		{"an administrator gives a stronger role", "POST", fmt.Sprintf("/api/users/%d/roles/%d", ordinary.ID, strong), admin, nil, 200},
 	}
