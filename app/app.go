@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		cfg.Logger = NewLogger(cfg, cfg.Stderr)
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	db, err := sqlite.Open(ctx, cfg.DB)
@@ -180,7 +180,9 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
 		return err
 	}
-	a.handler = httpadapter.NewHandler(httpadapter.Services{
+	// FrameGuard again around the whole handler: pages of other adapters
+	// mounted here later refuse framing as well (API-DECISIONS 12).
+	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Roles:         roles,
@@ -194,11 +196,12 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
+		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
-	})
+	}))
 	return nil
 }
 
