@@ -974,9 +974,9 @@ func TestRefreshGroupCommit(t *testing.T) {
 	for _, n := range rotated {
 		is.Equal(n, 1) // exactly once
 	}
-	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL"), sessions) // one current token each
-	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE CAST(hash AS TEXT) LIKE 'bad-%'"), 0)     // failed decisions undone
-	is.Equal(scalar[int](t, db, "SELECT count(*) FROM sessions WHERE revoked_at IS NOT NULL"), 0)      // their revocations too
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL"), sessions)          // one current token each
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE CAST(hash AS TEXT) LIKE 'bad-%'"), 0) // failed decisions undone
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM sessions WHERE revoked_at IS NOT NULL"), 0)                // their revocations too
 	// Durable: a second connection to the file sees every rotation.
 	other := openPath(t, path)
 	is.Equal(scalar[int](t, other, "SELECT count(*) FROM refresh_tokens WHERE CAST(hash AS TEXT) LIKE 'n%'"), sessions)

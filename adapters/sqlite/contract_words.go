@@ -211,7 +211,7 @@ func tagFree(f contract.Filter) contract.Filter {
 // alone unless the filter has conditions it does not hold (dates,
 // related records). The page is read either by sorting the matches'
 // rows, or, when there are many, by walking the sort order's index and
-// keeping the matches (preferWalk).
+// keeping the matches (wordPlan).
 func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []string, order string) ([]any, int64, error) {
 	if len(terms) == 0 {
 		return nil, 0, nil
@@ -234,15 +234,21 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 	}
 	var q string
 	var args []any
-	total, err := contractTotal(ctx, tx)
+	total, err := walkRange(ctx, tx, f)
 	if err != nil {
 		return nil, 0, err
 	}
-	if preferWalk(count, total, f.Offset+f.Limit) {
-		// The matches' ids are listed once (with a Bloom filter), then
-		// the index is walked: probing the word index per contract
-		// instead costs a seek in each word's list every time.
-		cond := `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`
+	match1 := `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`
+	plan := wordPlan(count, total, f.Offset+f.Limit)
+	switch plan {
+	case sortMatches:
+		w, a := whereWith(tagFree(f), match1, []any{match})
+		q, args = `SELECT c.id FROM contracts c`+w, a
+	default:
+		cond := match1
+		if plan == walkProbing {
+			cond = `EXISTS (SELECT 1 FROM contracts_words w WHERE w.contracts_words MATCH ? AND w.rowid = c.id)`
+		}
 		condArgs := []any{match}
 		if len(f.Statuses) == 1 { // the status's range of the index
 			cond = `c.status = ? AND ` + cond
@@ -250,9 +256,6 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 		}
 		w, a := whereWith(tagFree(f), cond, condArgs)
 		q, args = `SELECT c.id FROM contracts c INDEXED BY `+walkIndex(f)+w, a
-	} else {
-		w, a := whereWith(tagFree(f), `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`, []any{match})
-		q, args = `SELECT c.id FROM contracts c`+w, a
 	}
 	page, err := queryIDs(ctx, tx, q+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 	if err != nil {
@@ -265,27 +268,49 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 	return ids, count, nil
 }
 
-// walkCost is what walking the sort order's index costs per entry
-// against reading and sorting one match's row; measured over 100,000
-// contracts (BenchmarkContractShapes). A variable so that tests can take
-// both paths over a small table.
-var walkCost = 1.0
+// How a page of a word search is read.
+const (
+	// sortMatches reads every match's row and sorts them.
+	sortMatches = iota
+	// walkListed lists the matches' ids once (with a Bloom filter) and
+	// walks the sort order's index, keeping the listed ones.
+	walkListed
+	// walkProbing walks the sort order's index and asks the word index
+	// about each contract: a seek in each word's list every time, but
+	// nothing listed.
+	walkProbing
+)
 
-// preferWalk reports whether a page ending at need of matches out of
-// total contracts is cheaper to find by walking the sort order (about
-// need*total/matches entries, if matches are spread evenly) than by
-// reading and sorting all matches.
-func preferWalk(matches, total, need int64) bool {
-	if matches <= 0 {
-		return false
+// wordPlan picks how to read a page ending at need out of matches of
+// total contracts, by the costs measured over 100,000 contracts
+// (BenchmarkContractShapes, tools/bench/sq): reading and sorting a match
+// about 3 µs, listing one 0.45 µs, probing the word index 60 µs, walking
+// an index entry 0.2 µs. Walking meets about need*total/matches
+// entries, the matches being spread over the order. A variable so that
+// tests can take every path over a small table.
+var wordPlan = func(matches, total, need int64) int {
+	walked := float64(need) * float64(total) / float64(max(matches, 1))
+	sortCost := 3 * float64(matches)
+	listCost := 0.45*float64(matches) + 0.2*walked
+	probeCost := 60 * walked
+	switch {
+	case sortCost <= listCost && sortCost <= probeCost:
+		return sortMatches
+	case listCost <= probeCost:
+		return walkListed
 	}
-	return walkCost*float64(need)*float64(total)/float64(matches) < float64(matches)
+	return walkProbing
 }
 
-// contractTotal is the number of contracts, from the stored counts.
-func contractTotal(ctx context.Context, tx *sql.Tx) (int64, error) {
+// walkRange is the number of contracts a walk of walkIndex(f) can meet:
+// one status's (from the stored counts) or all.
+func walkRange(ctx context.Context, tx *sql.Tx, f contract.Filter) (int64, error) {
+	q, args := `SELECT coalesce(sum(n), 0) FROM contract_counts`, []any(nil)
+	if len(f.Statuses) == 1 {
+		q, args = q+` WHERE status = ?`, []any{int(f.Statuses[0])}
+	}
 	var n int64
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM contract_counts`).Scan(&n)
+	err := tx.QueryRowContext(ctx, q, args...).Scan(&n)
 	return n, err
 }
 

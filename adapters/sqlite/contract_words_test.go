@@ -172,20 +172,21 @@ func TestWordSearchMatchesNaive(t *testing.T) {
 			r()
 		}
 	}()
-	oldWalk, oldThreshold, oldProbe := walkCost, walkThreshold, searchProbe
-	restore = append(restore, func() { walkCost, walkThreshold, searchProbe = oldWalk, oldThreshold, oldProbe })
+	oldPlan, oldThreshold, oldProbe := wordPlan, walkThreshold, searchProbe
+	restore = append(restore, func() { wordPlan, walkThreshold, searchProbe = oldPlan, oldThreshold, oldProbe })
 	for _, mode := range []struct {
 		name      string
-		walk      float64
+		plan      func(matches, total, need int64) int
 		threshold int64
 		probe     int
 	}{
-		{"as configured", oldWalk, oldThreshold, oldProbe},
-		{"always walk", 0, 0, 5},
-		{"never walk", 1e12, 1 << 40, 1 << 20},
+		{"as configured", oldPlan, oldThreshold, oldProbe},
+		{"walk, listing", func(int64, int64, int64) int { return walkListed }, 0, 5},
+		{"walk, probing", func(int64, int64, int64) int { return walkProbing }, 0, 5},
+		{"sort", func(int64, int64, int64) int { return sortMatches }, 1 << 40, 1 << 20},
 	} {
-		walkCost, walkThreshold, searchProbe = mode.walk, mode.threshold, mode.probe
-		for i := range 250 {
+		wordPlan, walkThreshold, searchProbe = mode.plan, mode.threshold, mode.probe
+		for i := range 200 {
 			f := randomFilter(rnd, cs)
 			got, count, err := s.Contracts(ctx, f)
 			if err != nil {
