@@ -55,7 +55,7 @@ func main() {
 			if k > 0 {
 				var ru1 syscall.Rusage
 				syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-				cpu := time.Duration(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano())
+				cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 				_ = t0
 				fmt.Printf("%d:%s ", n, cpu.Round(100*time.Microsecond))
 			}
