@@ -21,9 +21,6 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for bin in "$@"; do
 	name=$(basename "$bin")
 	rm -rf "$tmp/db" && mkdir -p "$tmp/db"
-	for i in $(seq 0 49); do
-		echo "$PW" | COUNSEL_DB="$tmp/db/c.db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
-	done
 	COUNSEL_DB="$tmp/db/c.db" COUNSEL_DATA_DIR="$tmp/db/data" COUNSEL_ADDR=127.0.0.1:18080 \
 		COUNSEL_ADMIN_PASSWORD=$PW COUNSEL_AUTH_RATE_LIMIT=0 COUNSEL_OTP_RESEND_INTERVAL=0 \
 		COUNSEL_OTP_HOURLY_LIMIT=0 COUNSEL_LOCKOUT_THRESHOLD=0 \
@@ -36,6 +33,7 @@ for bin in "$@"; do
 		-d '{"email":"admin@localhost"}' | sed 's/.*"otp":"\([0-9]*\)".*/\1/')
 	at=$(curl -s -X POST http://127.0.0.1:18080/api/account/login -H 'Content-Type: application/json' \
 		-d "{\"email\":\"admin@localhost\",\"password\":\"$PW\",\"otp\":\"$otp\"}" | sed 's/.*"accessToken":"\([^"]*\)".*/\1/')
+	test "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $at" http://127.0.0.1:18080/api/me)" = 200
 	for round in 1 2; do
 		me=$(wrk -t2 -c32 -d5s -H "Authorization: Bearer $at" http://127.0.0.1:18080/api/me | awk '/Requests\/sec/ {print $2}')
 		bare=$(wrk -t2 -c32 -d5s http://127.0.0.1:18090/api/me | awk '/Requests\/sec/ {print $2}')
@@ -44,6 +42,9 @@ for bin in "$@"; do
 	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh: /"
 	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (64): /"
 	echo "$name: RSS after refresh $(($(ps -o rss= -p "$pid") / 1024)) MB"
+	for i in $(seq 0 49); do # while it runs, as an operator would
+		echo "$PW" | COUNSEL_DB="$tmp/db/c.db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
+	done
 	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s/^/$name: /" &
 	lp=$! peak=0
 	while kill -0 $lp 2>/dev/null; do
