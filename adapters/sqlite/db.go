@@ -42,6 +42,8 @@ type DB struct {
 	stmts stmts
 	// profiles caches GET /api/me's profile rows (profiles.go).
 	profiles profileCache
+	// refreshes groups concurrent refreshes into one commit (refresh_batch.go).
+	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 }
