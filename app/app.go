@@ -21,6 +21,7 @@ import (
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/blobfs"
+	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/oidc"
@@ -154,8 +155,9 @@ func (a *App) wire(ctx context.Context) error {
 		RefreshTTL: cfg.RefreshTTL,
 		OTP: account.OTPPolicy{TTL: cfg.OTPTTL, ResendInterval: cfg.OTPResendInterval,
 			HourlyLimit: cfg.OTPHourlyLimit, MaxAttempts: 5},
-		Lockout:  account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
-		Delivery: cfg.OTPDelivery,
+		Lockout:     account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
+		Delivery:    cfg.OTPDelivery,
+		ConsoleIdle: cfg.ConsoleIdle,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		IdP: idp, Users: linker,
@@ -173,7 +175,18 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
 		return err
 	}
+	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
+	if err != nil {
+		return fmt.Errorf("console key: %w", err)
+	}
+	web := console.NewHandler(console.Services{
+		Accounts: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+	}, console.Options{
+		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
+		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
+	})
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
+		Console:       web,
 		Accounts:      a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
@@ -403,3 +416,7 @@ func (m mailSender) SendOTP(ctx context.Context, email, code string) error {
 	return m.m.Send(ctx, email, "Your Counsel sign-in code",
 		"Your one-time sign-in code is "+code+".\n\nIt is valid for a few minutes and can be used once. If you did not ask for it, ignore this email.\n")
 }
+
+// consoleIdP is the console's identity-provider sign-in, nil until the
+// authorization-code flow is wired.
+func (a *App) consoleIdP() console.IdentityProvider { return nil }
