@@ -18,6 +18,7 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/decimal"
+	"counsel/domain/remuneration"
 	"counsel/domain/user"
 )
 
@@ -119,7 +120,8 @@ var funcs = template.FuncMap{
 		}
 		return f
 	},
-	"money": func(d decimal.Decimal) string { return d.String() },
+	"money": money,
+	"plain": func(d decimal.Decimal) string { return d.String() },
 	"years": func(d *decimal.Decimal) string {
 		if d == nil {
 			return "—"
@@ -305,4 +307,24 @@ func (c *console) loadMe(ctx context.Context, p *page) error {
 func pathID(r *http.Request) int64 {
 	n, _ := strconv.ParseInt(mux.Vars(r)["id"], 10, 64)
 	return n
+}
+
+// money writes an amount with cents and thousands separators: 150,000.00.
+func money(d decimal.Decimal) string {
+	s := d.StringFixed(remuneration.MoneyPlaces)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, ch := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	out := b.String() + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
 }

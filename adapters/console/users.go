@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	"counsel/domain/account"
 	"counsel/domain/user"
@@ -56,9 +58,15 @@ func (c *console) usersList(w http.ResponseWriter, r *http.Request, p *page) {
 		return
 	}
 	d := usersData{Offices: offices, Desc: f.SortDesc}
-	if err := ferr.Err(); err != nil {
+	if len(ferr) > 0 {
 		p.Data = d
-		c.formFail(w, r, p, "users", err)
+		var msgs []string
+		for _, m := range ferr {
+			msgs = append(msgs, m...)
+		}
+		slices.Sort(msgs)
+		p.Error = strings.Join(msgs, "; ")
+		c.render(w, r, http.StatusBadRequest, "users", p)
 		return
 	}
 	items, count, err := c.svc.Users.Users(r.Context(), f)
