@@ -21,7 +21,7 @@ import (
 // the console's forms: it sends the last page's CSRF token and the site's
 // Origin, and does not follow redirects so tests see them.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	s      *apptest.Server
 	c      *http.Client
 	csrf   string
@@ -34,7 +34,7 @@ type resp struct {
 	Body   string
 }
 
-func newBrowser(t *testing.T, s *apptest.Server) *browser {
+func newBrowser(t testing.TB, s *apptest.Server) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, s: s, origin: s.URL, c: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
