@@ -417,6 +417,12 @@ func (m mailSender) SendOTP(ctx context.Context, email, code string) error {
 		"Your one-time sign-in code is "+code+".\n\nIt is valid for a few minutes and can be used once. If you did not ask for it, ignore this email.\n")
 }
 
-// consoleIdP is the console's identity-provider sign-in, nil until the
-// authorization-code flow is wired.
-func (a *App) consoleIdP() console.IdentityProvider { return nil }
+// consoleIdP is the console's identity-provider sign-in: the
+// authorization-code flow needs a client secret, so without one (or
+// without a provider) the console offers no button.
+func (a *App) consoleIdP() console.IdentityProvider {
+	if a.cfg.OIDCIssuer == "" || a.cfg.OIDCClientID == "" || a.cfg.OIDCClientSecret == "" {
+		return nil
+	}
+	return a.Accounts
+}

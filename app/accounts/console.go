@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"crypto/subtle"
 	"time"
 
 	"counsel/domain"
@@ -71,4 +72,50 @@ func (s *Service) ConsoleLogout(ctx context.Context, cookie string) error {
 	}
 	s.Invalidate()
 	return nil
+}
+
+// AuthorizationURL starts the console's identity-provider sign-in: the
+// provider's authorization endpoint with state, nonce and the PKCE
+// challenge. EUNAUTHORIZED when no provider is configured.
+func (s *Service) AuthorizationURL(ctx context.Context, state, nonce, challenge, redirectURI string) (string, error) {
+	if s.d.IdP == nil || s.d.Users == nil {
+		return "", &domain.Error{Code: domain.EUNAUTHORIZED, Message: "sign-in through an identity provider is not configured"}
+	}
+	return s.d.IdP.AuthorizationURL(ctx, state, nonce, challenge, redirectURI)
+}
+
+// ConsoleLoginIdP ends the console's authorization-code flow: it
+// exchanges code with the PKCE verifier, requires the ID token's nonce to
+// be the one the flow sent, finds, links or provisions the user exactly as
+// LoginIdP does, and opens a console session whose cookie value it
+// returns. EUNAUTHORIZED, EUPSTREAM.
+func (s *Service) ConsoleLoginIdP(ctx context.Context, code, verifier, nonce, redirectURI string) (string, error) {
+	if s.d.IdP == nil || s.d.Users == nil {
+		return "", &domain.Error{Code: domain.EUNAUTHORIZED, Message: "sign-in through an identity provider is not configured"}
+	}
+	id, err := s.d.IdP.ExchangeCode(ctx, code, verifier, redirectURI)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.d.Logger.Info("identity provider sign-in refused", "reason", err)
+		}
+		return "", err
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(id.Nonce), []byte(nonce)) != 1 {
+		s.d.Logger.Info("identity provider sign-in refused", "issuer", id.Issuer, "subject", id.Subject, "reason", "nonce does not match")
+		return "", &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the identity token is not valid"}
+	}
+	userID, err := s.d.Users.ResolveIdentity(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	now := s.d.Clock.Now()
+	cookie, err := s.randomToken()
+	if err != nil {
+		return "", err
+	}
+	session := s.newSession(userID, account.MethodIdP, account.SessionConsole, cookie, now)
+	if err := s.d.Store.CreateSession(ctx, session, nil); err != nil {
+		return "", err
+	}
+	return cookie, nil
 }
