@@ -187,7 +187,7 @@ func (a *App) wire(ctx context.Context) error {
 		return fmt.Errorf("console key: %w", err)
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Accounts: a.Accounts, TOTP: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,

@@ -256,4 +256,39 @@ func TestBrowser(t *testing.T) {
 		check(t, "/console/login", "375_login")
 		run(t, ctx, chromedp.EmulateViewport(1280, 900))
 	})
+
+	t.Run("enrol an authenticator app and sign in with it", func(t *testing.T) {
+		is := is.New(t)
+		run(t, ctx, network.ClearBrowserCookies())
+		signInBrowser(t, ctx, base, "jane@example.com", "jane-password-1")
+		var key string
+		run(t, ctx,
+			chromedp.Navigate(base+"/console/account"),
+			chromedp.Click(`//button[.="Set up an authenticator app"]`),
+			chromedp.WaitVisible(`img.qr`, chromedp.ByQuery),
+			chromedp.Text(`code.key`, &key, chromedp.ByQuery),
+		)
+		axeCheck(t, ctx, axe, "/console/account (enrolling)")
+		var n int
+		run(t, ctx,
+			chromedp.SendKeys(`#f-otp`, appCode(t, s, key), chromedp.ByID),
+			chromedp.Click(`//button[.="Turn on"]`),
+			chromedp.WaitVisible(`ul.codes`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelectorAll("ul.codes li").length`, &n),
+		)
+		is.Equal(n, 10) // the recovery codes
+		shot(t, ctx, "desk_totp_recovery")
+		s.Clock.Advance(30 * time.Second)
+		run(t, ctx, network.ClearBrowserCookies(),
+			chromedp.Navigate(base+"/console/login"),
+			chromedp.WaitVisible(`#f-email`, chromedp.ByID),
+			chromedp.SendKeys(`#f-email`, "jane@example.com", chromedp.ByID),
+			chromedp.Submit(`#f-email`, chromedp.ByID),
+			chromedp.WaitVisible(`#f-password`, chromedp.ByID),
+			chromedp.SendKeys(`#f-password`, "jane-password-1", chromedp.ByID),
+			chromedp.SendKeys(`#f-otp`, appCode(t, s, key), chromedp.ByID),
+			chromedp.Submit(`#f-otp`, chromedp.ByID),
+			chromedp.WaitVisible(`//h1[starts-with(., "Welcome")]`),
+		)
+	})
 }

@@ -28,6 +28,7 @@ import (
 // Services are the use cases the console calls.
 type Services struct {
 	Accounts      ports.ConsoleAccounts
+	TOTP          ports.TOTPService
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
@@ -137,6 +138,9 @@ func (c *console) routes() []route {
 
 		{method: "GET", path: "/console/account", h: c.accountShow},
 		{method: "POST", path: "/console/account/password", h: c.accountPassword},
+		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
+		{method: "POST", path: "/console/account/totp/confirm", h: c.totpConfirm},
+		{method: "POST", path: "/console/account/totp/disable", h: c.totpDisable},
 
 		{method: "GET", path: "/console/users", perms: P(account.UsersView), h: c.usersList},
 		{method: "GET", path: "/console/users/new", perms: P(account.UsersCreate), h: c.userNew},
@@ -145,6 +149,7 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/users/" + id, perms: P(account.UsersEdit), h: c.userUpdate},
 		{method: "POST", path: "/console/users/" + id + "/active", perms: P(account.UsersEdit), h: c.userActive},
 		{method: "POST", path: "/console/users/" + id + "/password", perms: P(account.UsersEdit), h: c.userPassword},
+		{method: "POST", path: "/console/users/" + id + "/totp", perms: P(account.UsersEdit), h: c.userResetTOTP},
 		{method: "GET", path: "/console/users/" + id + "/delete", perms: P(account.UsersDelete), h: c.userDeleteConfirm},
 		{method: "POST", path: "/console/users/" + id + "/delete", perms: P(account.UsersDelete), h: c.userDelete},
 		{method: "GET", path: "/console/users/" + id + "/pay", h: c.payShow},

@@ -44,6 +44,7 @@ func TestPermissionRefusal(t *testing.T) {
 		{u, url.Values{"email": {"x@example.com"}, "firstName": {"X"}}},
 		{u + "/active", url.Values{"active": {"false"}}},
 		{u + "/password", url.Values{"password": {"new-password-1"}}},
+		{u + "/totp", nil},
 		{u + "/delete", nil},
 		{u + "/remunerations", url.Values{"fteLoad": {"1"}, "remunerationDate": {"2026-01-01"}, "commencementDate": {"2026-01-01"}}},
 		{u + "/pqe", url.Values{"name": {"Leave"}, "startDate": {"2020-01-01"}, "endDate": {"2020-02-01"}}},
@@ -336,13 +337,14 @@ func TestMyAccount(t *testing.T) {
 	r := b.get("/console")
 	is.True(strings.Contains(r.Body, "Post-qualification years"))
 	is.Equal(b.get("/console/account").Status, 200)
-	r = b.post("/console/account/password", url.Values{"password": {"new-password-9"}, "confirm": {"other"}})
+	r = b.post("/console/account/password", url.Values{"newPassword": {"new-password-9"}, "confirm": {"other"}})
 	is.Equal(r.Status, http.StatusBadRequest)
 	is.True(strings.Contains(r.Body, "the two passwords differ"))
-	r = b.post("/console/account/password", url.Values{"password": {"short"}, "confirm": {"short"}})
+	r = b.post("/console/account/password", url.Values{"newPassword": {"short"}, "confirm": {"short"}})
 	is.Equal(r.Status, http.StatusBadRequest)
 	is.True(strings.Contains(r.Body, "must be 8 to 128 characters"))
-	r = b.post("/console/account/password", url.Values{"password": {"new-password-9"}, "confirm": {"new-password-9"}})
+	is.True(strings.Contains(r.Body, `id="e-newPassword"`)) // next to the new password
+	r = b.post("/console/account/password", url.Values{"newPassword": {"new-password-9"}, "confirm": {"new-password-9"}})
 	is.Equal(r.Status, http.StatusSeeOther)
 	is.Equal(r.Header.Get("Location"), "/console/login")
 	is.Equal(b.get("/console").Status, http.StatusSeeOther) // signed out everywhere
