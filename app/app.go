@@ -95,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		cfg.Logger = NewLogger(cfg, cfg.Stderr)
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	db, err := sqlite.Open(ctx, cfg.DB)
@@ -192,7 +192,9 @@ func (a *App) wire(ctx context.Context) error {
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
 	})
-	a.handler = httpadapter.NewHandler(httpadapter.Services{
+	// FrameGuard again around the whole handler: pages of other adapters
+	// mounted here later refuse framing as well (API-DECISIONS 12).
+	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
@@ -201,16 +203,18 @@ func (a *App) wire(ctx context.Context) error {
 		Remunerations: remunerationSvc,
 		Contracts:     a.Contracts,
 		Signing:       a.Signing,
+		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
+		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
-	})
+	}))
 	return nil
 }
 

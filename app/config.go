@@ -34,6 +34,8 @@ type Config struct {
 
 	CORSOrigins    []string
 	TrustedProxies []netip.Prefix
+	FrameAncestors []string
+	LinkTTL        time.Duration
 
 	AdminEmail    string
 	AdminPassword string
@@ -58,6 +60,10 @@ type Config struct {
 	DocuSealWebhookSecret string
 	DocuSealUserEmail     string
 
+	FirmName string
+	PDFCert  string
+	PDFKey   string
+
 	OIDCIssuer         string
 	OIDCClientID       string
 	OIDCClientSecret   string
@@ -76,6 +82,9 @@ type Config struct {
 	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
 	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
 	Version    string
+	// WrapEvidence, when set, wraps the signed-evidence maker (tests
+	// make it fail to simulate a crash).
+	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
 }
 
 // setting is one COUNSEL_* variable: its flag name, default and parser.
@@ -158,6 +167,18 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"COUNSEL_FRAME_ANCESTORS", "", "comma-separated origins (https://www.firm.example) that may frame the signer's pages; empty: none", func(c *Config, v string) error {
+			c.FrameAncestors = nil
+			for _, o := range list(v) {
+				origin, ok := parseOrigin(o)
+				if !ok {
+					return fmt.Errorf("%q is not an http(s) origin such as https://www.firm.example", o)
+				}
+				c.FrameAncestors = append(c.FrameAncestors, origin)
+			}
+			return nil
+		}},
+		{"COUNSEL_LINK_TTL", "1h", "lifetime of the signed links to documents of signing templates", dur(func(c *Config) *time.Duration { return &c.LinkTTL })},
 		{"COUNSEL_ADMIN_EMAIL", "admin@localhost", "first administrator's email (first start only)", str(func(c *Config) *string { return &c.AdminEmail })},
 		{"COUNSEL_ADMIN_PASSWORD", "", "first administrator's password (first start only); empty: random, printed once", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 		{"COUNSEL_OTP_DELIVERY", "response", "response, log or smtp", str(func(c *Config) *string { return &c.OTPDelivery })},
@@ -177,6 +198,9 @@ func settings() []setting {
 		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Config) *string { return &c.DocuSealAPIKey })},
 		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Config, v string) error { c.DocuSealWebhookSecret = v; return nil }},
 		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Config) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Config) *string { return &c.FirmName })},
+		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Config) *string { return &c.PDFCert })},
+		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Config) *string { return &c.PDFKey })},
 		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Config) *string { return &c.OIDCIssuer })},
 		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Config) *string { return &c.OIDCClientID })},
 		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Config, v string) error { c.OIDCClientSecret = v; return nil }},
@@ -200,6 +224,19 @@ func settings() []setting {
 		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Config) *string { return &c.OIDCName })},
 		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Config) *time.Duration { return &c.ConsoleIdle })},
 	}
+}
+
+// parseOrigin accepts scheme://host[:port] with an http(s) scheme and
+// nothing else (no path, query, user or wildcard), and returns it in
+// lower case as browsers compare it.
+func parseOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		strings.ContainsAny(u.Host, "*;, '\"") {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
 }
 
 // flagName is the flag of an env name: COUNSEL_DATA_DIR gives data-dir.
@@ -276,6 +313,9 @@ func (c Config) Validate() error {
 	if c.RefreshTTL < c.AccessTTL {
 		bad("COUNSEL_REFRESH_TTL must not be shorter than COUNSEL_ACCESS_TTL")
 	}
+	if c.LinkTTL < time.Minute || c.LinkTTL > 168*time.Hour {
+		bad("COUNSEL_LINK_TTL must be between 1m and 168h")
+	}
 	if c.OTPTTL < 10*time.Second || c.OTPTTL > time.Hour {
 		bad("COUNSEL_OTP_TTL must be between 10s and 1h")
 	}
@@ -306,6 +346,12 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")
+	}
+	if (c.PDFCert == "") != (c.PDFKey == "") {
+		bad("COUNSEL_PDF_CERT and COUNSEL_PDF_KEY go together")
+	}
+	if c.FirmName == "" {
+		bad("COUNSEL_FIRM_NAME is empty")
 	}
 	if (c.OIDCIssuer == "") != (c.OIDCClientID == "") {
 		bad("COUNSEL_OIDC_ISSUER and COUNSEL_OIDC_CLIENT_ID go together")

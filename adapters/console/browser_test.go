@@ -71,7 +71,8 @@ func newChrome(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	ctx, cancel2 := chromedp.NewContext(actx)
 	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
+	// Generous: under -race on a loaded machine axe alone takes seconds a page.
+	ctx, cancel3 := context.WithTimeout(ctx, 5*time.Minute)
 	t.Cleanup(cancel3)
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)

@@ -2,6 +2,7 @@ package http
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -28,8 +29,9 @@ func documentSchemas() map[string]js {
 			"size":        described(integer(), "bytes"),
 			"sha256":      strDesc("lower-case hex SHA-256 of the bytes"),
 			"uploadedAt":  dateTime(),
-			"uploadedBy":  described(integer(), "the uploading user's id"),
-		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy"),
+			"uploadedBy":  described(integer(), "the uploading user's id (0 for signed evidence)"),
+			"kind":        described(enum(contract.KindOriginal, contract.KindSigned, contract.KindAudit), "original: uploaded; signed: the combined, digitally signed PDF of a completed signing; audit: its audit certificate. Signed evidence cannot be removed (409)"),
+		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy", "kind"),
 		"ContractDocumentList": described(object(js{"items": arrayOf(ref("ContractDocument"))}, "items"),
 			"every document of the contract, oldest first (at most 100; not paged)"),
 		"ContractDocumentUpload": object(js{
@@ -52,7 +54,7 @@ func (s *server) contractDocumentRoutes() []route {
 				resp:     js{"type": "string", "format": "binary", "description": "Content-Type is the document's (application/pdf or the DOCX type); Content-Disposition: attachment with filename and filename*; ETag is the quoted sha256"},
 				respType: "application/octet-stream", errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
-			op: op{summary: "Remove a document (its row, then its file)", tag: "contracts", ok: 204, errs: []int{404}}},
+			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed: 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 	}
 }
 
@@ -65,11 +67,19 @@ type documentDTO struct {
 	SHA256      string `json:"sha256"`
 	UploadedAt  Time   `json:"uploadedAt"`
 	UploadedBy  int64  `json:"uploadedBy"`
+	Kind        string `json:"kind"`
 }
 
 func toDocument(d contract.Document) documentDTO {
 	return documentDTO{ID: d.ID, ContractID: d.ContractID, FileName: d.FileName, ContentType: d.ContentType, Size: d.Size,
-		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy}
+		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy, Kind: kindOf(d)}
+}
+
+func kindOf(d contract.Document) string {
+	if d.Kind == "" {
+		return contract.KindOriginal
+	}
+	return d.Kind
 }
 
 // uploadReader turns failures to read the request body into client
@@ -93,14 +103,22 @@ func bodyError(err error) error {
 	return &domain.Error{Code: domain.EINVALID, Message: "the upload could not be read: the multipart body is malformed or incomplete", Err: err}
 }
 
-// filePart finds the part named file, reading past any other parts. The
+// maxPartsBeforeFile bounds the parts read before the file: thousands of
+// tiny parts within the body limit would otherwise cost a header parse
+// each for nothing.
+const maxPartsBeforeFile = 10
+
+// filePart finds the part named file, reading past a few other parts. The
 // file itself is not read here: the service streams it.
 func filePart(r *http.Request) (*multipart.Part, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, domain.Errorf(domain.EUNSUPPORTED, "send the document as multipart/form-data in the field file")
 	}
-	for {
+	for n := 0; ; n++ {
+		if n == maxPartsBeforeFile {
+			return nil, domain.Invalid(map[string][]string{"file": {fmt.Sprintf("file must come within the first %d parts", maxPartsBeforeFile)}})
+		}
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			return nil, domain.Invalid(map[string][]string{"file": {"file is required"}})

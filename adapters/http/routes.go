@@ -27,13 +27,14 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
+	rs = append(rs, s.evidenceRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), totpSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), totpSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas(), evidenceSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}
