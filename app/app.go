@@ -21,6 +21,7 @@ import (
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/blobfs"
+	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/oidc"
@@ -39,8 +40,11 @@ import (
 
 // App is a wired Counsel service.
 type App struct {
-	cfg      Config
-	log      *slog.Logger
+	cfg Config
+	log *slog.Logger
+	// logs batches the server log's request lines (logbuffer.go); nil with a
+	// Logger of the caller's.
+	logs     *logBuffer
 	db       *Stores
 	handler  http.Handler
 	Accounts *accounts.Service
@@ -90,22 +94,29 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
+	var logs *logBuffer
 	if cfg.Logger == nil {
-		cfg.Logger = NewLogger(cfg, cfg.Stderr)
+		var w io.Writer
+		if cfg.Stderr != nil {
+			logs = newLogBuffer(cfg.Stderr)
+			w = logs
+		}
+		cfg.Logger = NewLogger(cfg, w)
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
+	a := &App{cfg: cfg, log: cfg.Logger, logs: logs, done: make(chan struct{})}
+	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
+	}
 	db, err := OpenStores(ctx, cfg.DB, cfg.SpoolDir)
 	if err != nil {
+		a.Close()
 		return nil, err
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
-	if db.Blobs == nil { // SQLite: documents are files
-		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("data dir: %w", err)
-		}
-	}
 	if err := a.wire(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -163,8 +174,9 @@ func (a *App) wire(ctx context.Context) error {
 		RefreshTTL: cfg.RefreshTTL,
 		OTP: account.OTPPolicy{TTL: cfg.OTPTTL, ResendInterval: cfg.OTPResendInterval,
 			HourlyLimit: cfg.OTPHourlyLimit, MaxAttempts: 5},
-		Lockout:  account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
-		Delivery: cfg.OTPDelivery,
+		Lockout:     account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
+		Delivery:    cfg.OTPDelivery,
+		ConsoleIdle: cfg.ConsoleIdle,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
@@ -184,7 +196,20 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, a.db.Users); err != nil {
 		return err
 	}
-	a.handler = httpadapter.NewHandler(httpadapter.Services{
+	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
+	if err != nil {
+		return fmt.Errorf("console key: %w", err)
+	}
+	web := console.NewHandler(console.Services{
+		Accounts: a.Accounts, TOTP: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+	}, console.Options{
+		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
+		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
+	})
+	// FrameGuard again around the whole handler: pages of other adapters
+	// mounted here later refuse framing as well (API-DECISIONS 12).
+	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
+		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Roles:         roles,
@@ -198,12 +223,13 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
+		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		RateLimiter:    a.rateLimiter(),
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
-	})
+	}))
 	return nil
 }
 
@@ -358,6 +384,9 @@ func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher po
 	if created {
 		a.log.Info("created the first administrator", "email", account.NormalizeEmail(a.cfg.AdminEmail))
 		if generated && a.cfg.Stderr != nil {
+			if a.logs != nil {
+				a.logs.Flush() // the log's lines first
+			}
 			fmt.Fprintf(a.cfg.Stderr, "\nFirst start: created administrator %s with password\n\n    %s\n\nIt is shown only this once. Sign in and change it.\n\n",
 				account.NormalizeEmail(a.cfg.AdminEmail), password)
 		}
@@ -407,6 +436,9 @@ func (a *App) Close() error {
 	if a.db != nil {
 		errs = append(errs, a.db.Close())
 	}
+	if a.logs != nil {
+		errs = append(errs, a.logs.Close())
+	}
 	return errors.Join(errs...)
 }
 
@@ -424,4 +456,14 @@ type mailSender struct{ m ports.Mailer }
 func (m mailSender) SendOTP(ctx context.Context, email, code string) error {
 	return m.m.Send(ctx, email, "Your Counsel sign-in code",
 		"Your one-time sign-in code is "+code+".\n\nIt is valid for a few minutes and can be used once. If you did not ask for it, ignore this email.\n")
+}
+
+// consoleIdP is the console's identity-provider sign-in: the
+// authorization-code flow needs a client secret, so without one (or
+// without a provider) the console offers no button.
+func (a *App) consoleIdP() console.IdentityProvider {
+	if a.cfg.OIDCIssuer == "" || a.cfg.OIDCClientID == "" || a.cfg.OIDCClientSecret == "" {
+		return nil
+	}
+	return a.Accounts
 }

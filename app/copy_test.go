@@ -72,6 +72,9 @@ func TestCopyBetweenEngines(t *testing.T) {
 			got := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/documents/%d/content", id, docs.Items[0].ID), tok, nil)
 			is.Equal(got.Status, 200)
 			is.True(bytes.Equal(got.Body, pdf)) // the same bytes
+			var found struct{ Count int64 }
+			s.Do(t, "GET", "/api/contracts?Search=leas", tok, nil).JSON(t, &found)
+			is.Equal(found.Count, int64(1)) // the search finds copied text (SQLite: its word list is filled)
 			next := contractID(contractCreate(t, s, tok, map[string]any{"contractName": "after the copy"}))
 			if tt.dsn == pg { // SQLite reuses a freed last rowid until its ids get AUTOINCREMENT
 				is.True(next > id+1) // the deleted contract's id is not given again

@@ -36,7 +36,7 @@ func signingSchemas() map[string]js {
 			"completedAt":   nullTime,
 			"declinedAt":    nullTime,
 			"declineReason": nullable(str()),
-			"embedSrc":      strDesc("the submitter's signing link"),
+			"embedSrc":      strDesc("the submitter's signing link; empty for callers without ContractEdit"),
 		}, "id", "name", "email", "phone", "role", "status", "sentAt", "openedAt", "completedAt", "declinedAt", "declineReason", "embedSrc"),
 		"SigningSubmission": object(js{
 			"id":                  strDesc("the provider's submission id (digitalContractSubmissionId)"),
@@ -51,12 +51,12 @@ func signingSchemas() map[string]js {
 		"SigningTemplate": object(js{
 			"id":    strDesc("the provider's template id (digitalContractId)"),
 			"name":  str(),
-			"slug":  str(),
+			"slug":  strDesc("the template's slug; empty for callers without ContractEdit"),
 			"roles": arrayOf(str()),
 			"documents": arrayOf(object(js{
 				"id":       str(),
 				"fileName": str(),
-				"url":      strDesc("where the document can be downloaded (the embedded signer's links work for an hour)"),
+				"url":      strDesc("where the document can be downloaded (the embedded signer's signed links work for COUNSEL_LINK_TTL, 1h by default)"),
 			}, "id", "fileName", "url")),
 			"createdAt": nullTime,
 			"updatedAt": nullTime,

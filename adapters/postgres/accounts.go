@@ -136,6 +136,13 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 }
 
 func insertSession(ctx context.Context, x q, ss account.Session, refreshHash []byte) error {
+	if ss.Kind == account.SessionConsole {
+		// A console session is carried by its cookie; it has no refresh token.
+		_, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt, ss.Kind, ss.TokenHash, ss.LastSeen)
+		return err
+	}
 	if _, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt); err != nil {
 		return err
@@ -208,6 +215,30 @@ func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byt
 // Session implements ports.AccountStore.
 func (s *AccountStore) Session(ctx context.Context, id string) (account.Session, error) {
 	return scanSession(s.db.read().row(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
+}
+
+// ConsoleSession implements ports.AccountStore.
+func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error) {
+	var lastSeen *time.Time
+	var kind string
+	ss, err := scanSession(s.db.read().row(ctx, `SELECT `+sessionCols+`, s.kind, s.last_seen FROM sessions s WHERE s.token_hash = ?`, tokenHash),
+		&kind, &lastSeen)
+	if err != nil {
+		return ss, err
+	}
+	ss.Kind, ss.TokenHash = kind, tokenHash
+	if lastSeen != nil {
+		ss.LastSeen = utc(*lastSeen)
+	}
+	return ss, nil
+}
+
+// TouchSession implements ports.AccountStore.
+func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
+	return s.db.tx(ctx, func(x q) error {
+		_, err := x.exec(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, at, id)
+		return err
+	})
 }
 
 // RevokeSession implements ports.AccountStore.

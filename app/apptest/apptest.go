@@ -125,7 +125,8 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		t.Fatalf("start app: %v", err)
 	}
 	s := &Server{App: a, Clock: clock, Config: cfg}
-	s.Server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.Handler()}}
+	// The real server's timeouts and bounds, so attacks meet them.
+	s.Server = &httptest.Server{Listener: ln, Config: app.NewHTTPServer(a.Handler())}
 	s.Server.Start()
 	t.Cleanup(func() {
 		s.Server.Close()

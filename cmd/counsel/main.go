@@ -236,18 +236,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           a.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       2 * time.Minute, // 20 MiB uploads on slow links
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
-	}
+	srv := app.NewHTTPServer(a.Handler())
 	base := "http://" + ln.Addr().String()
 	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", version)
 	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)
+	fmt.Fprintf(stdout, "Open the console at %s/console\n", base)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -45,7 +45,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"Roles", RolesSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite},
 	}
