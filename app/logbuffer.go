@@ -18,6 +18,7 @@ type logBuffer struct {
 	buf  []byte
 	stop chan struct{}
 	done chan struct{}
+	once sync.Once // Close may be called again (App.Close is deferred as well)
 }
 
 const (
@@ -84,7 +85,7 @@ func (b *logBuffer) flushLocked() error {
 
 // Close stops the flushing and writes what is left.
 func (b *logBuffer) Close() error {
-	close(b.stop)
+	b.once.Do(func() { close(b.stop) })
 	<-b.done
 	return nil
 }
