@@ -4,12 +4,17 @@
 -- new row the largest id in the table plus one, so the contract created
 -- after the newest one was deleted took its id, and its audit trail with
 -- it. Every table whose integer id a client sees or another row names is
--- rebuilt here with AUTOINCREMENT by SQLite's twelve-step procedure
--- (https://sqlite.org/lang_altertable.html#otheralter): new table, copy,
--- drop, rename, and the indexes and triggers again, word for word. The
--- runner turns foreign keys off for it and commits only when every index
--- and trigger is back as it was and foreign_key_check finds nothing. The
--- contracts_fts index needs nothing: its rows keep their contract's id.
+-- rebuilt here with AUTOINCREMENT: its rows go to a temporary copy, the
+-- table is dropped and created again, the rows come back with their ids,
+-- then its indexes and triggers are created again word for word (the FAQ's
+-- procedure, https://sqlite.org/faq.html#q11; unlike SQLite's twelve-step
+-- one it renames nothing, and each ALTER TABLE RENAME re-parses the whole
+-- schema, which made opening a new database twice as slow). Foreign keys
+-- are off meanwhile, so dropping a referenced table deletes nothing; the
+-- runner commits only when every index and trigger is back as it was and
+-- foreign_key_check finds nothing. The contracts_fts index needs nothing:
+-- its rows keep their contract's id, and its triggers come back after the
+-- rows, so the copy is not indexed twice.
 --
 -- Left as they are: tables keyed by text (settings, signing_keys, otps,
 -- sessions, refresh_tokens), by the pair they link (role_permissions,
@@ -26,7 +31,9 @@ CREATE TEMP TABLE saved_stat4 AS SELECT * FROM sqlite_stat4 WHERE tbl IN (
 	'contracts', 'contract_documents', 'contract_audit', 'users', 'roles', 'offices', 'remunerations', 'pqe_adjustments',
 	'signing_templates', 'signing_submissions', 'signing_submitters');
 
-CREATE TABLE new_contracts (
+CREATE TEMP TABLE old_contracts AS SELECT * FROM contracts;
+DROP TABLE contracts;
+CREATE TABLE contracts (
 	id                             INTEGER PRIMARY KEY AUTOINCREMENT,
 	uuid                           TEXT NOT NULL UNIQUE,
 	contract_name                  TEXT NOT NULL,
@@ -50,9 +57,8 @@ CREATE TABLE new_contracts (
 	created_at                     INTEGER NOT NULL,
 	updated_at                     INTEGER NOT NULL
 ) STRICT;
-INSERT INTO new_contracts SELECT * FROM contracts;
-DROP TABLE contracts;
-ALTER TABLE new_contracts RENAME TO contracts;
+INSERT INTO contracts SELECT * FROM temp.old_contracts;
+DROP TABLE temp.old_contracts;
 CREATE INDEX contracts_updated        ON contracts (updated_at, id);
 CREATE INDEX contracts_created        ON contracts (created_at, id);
 CREATE INDEX contracts_name           ON contracts (contract_name COLLATE NOCASE, id);
@@ -89,7 +95,9 @@ BEGIN
 	VALUES (new.id, new.contract_name, new.contract_description, new.comments);
 END;
 
-CREATE TABLE new_contract_documents (
+CREATE TEMP TABLE old_contract_documents AS SELECT * FROM contract_documents;
+DROP TABLE contract_documents;
+CREATE TABLE contract_documents (
 	id           INTEGER PRIMARY KEY AUTOINCREMENT,
 	contract_id  INTEGER NOT NULL REFERENCES contracts (id) ON DELETE CASCADE,
 	file_name    TEXT NOT NULL,
@@ -100,12 +108,13 @@ CREATE TABLE new_contract_documents (
 	uploaded_at  INTEGER NOT NULL,
 	uploaded_by  INTEGER NOT NULL -- users.id
 ) STRICT;
-INSERT INTO new_contract_documents SELECT * FROM contract_documents;
-DROP TABLE contract_documents;
-ALTER TABLE new_contract_documents RENAME TO contract_documents;
+INSERT INTO contract_documents SELECT * FROM temp.old_contract_documents;
+DROP TABLE temp.old_contract_documents;
 CREATE INDEX contract_documents_contract ON contract_documents (contract_id, id);
 
-CREATE TABLE new_contract_audit (
+CREATE TEMP TABLE old_contract_audit AS SELECT * FROM contract_audit;
+DROP TABLE contract_audit;
+CREATE TABLE contract_audit (
 	id            INTEGER PRIMARY KEY AUTOINCREMENT,
 	contract_id   INTEGER NOT NULL,
 	action        TEXT NOT NULL,
@@ -117,12 +126,13 @@ CREATE TABLE new_contract_audit (
 	at            INTEGER NOT NULL,
 	details       TEXT NOT NULL DEFAULT ''
 ) STRICT;
-INSERT INTO new_contract_audit SELECT * FROM contract_audit;
-DROP TABLE contract_audit;
-ALTER TABLE new_contract_audit RENAME TO contract_audit;
+INSERT INTO contract_audit SELECT * FROM temp.old_contract_audit;
+DROP TABLE temp.old_contract_audit;
 CREATE INDEX contract_audit_contract ON contract_audit (contract_id, id);
 
-CREATE TABLE new_users (
+CREATE TEMP TABLE old_users AS SELECT * FROM users;
+DROP TABLE users;
+CREATE TABLE users (
 	id                  INTEGER PRIMARY KEY AUTOINCREMENT,
 	email               TEXT NOT NULL,            -- trimmed, lower-case
 	first_name          TEXT NOT NULL DEFAULT '',
@@ -149,9 +159,8 @@ CREATE TABLE new_users (
 	country             TEXT NOT NULL DEFAULT '',
 	search_key          TEXT NOT NULL DEFAULT ''
 ) STRICT;
-INSERT INTO new_users SELECT * FROM users;
-DROP TABLE users;
-ALTER TABLE new_users RENAME TO users;
+INSERT INTO users SELECT * FROM temp.old_users;
+DROP TABLE temp.old_users;
 CREATE UNIQUE INDEX users_email ON users (email) WHERE deleted_at IS NULL;
 CREATE INDEX users_list ON users (last_name COLLATE NOCASE, first_name COLLATE NOCASE, id,
 	search_key, active, is_legal, is_staff, office_id, billing_rate) WHERE deleted_at IS NULL;
@@ -165,17 +174,20 @@ CREATE TRIGGER users_search_key_update AFTER UPDATE OF first_name, last_name, em
 	WHERE id = NEW.id;
 END;
 
-CREATE TABLE new_roles (
+CREATE TEMP TABLE old_roles AS SELECT * FROM roles;
+DROP TABLE roles;
+CREATE TABLE roles (
 	id              INTEGER PRIMARY KEY AUTOINCREMENT,
 	name            TEXT NOT NULL UNIQUE COLLATE NOCASE,
 	is_system_admin INTEGER NOT NULL DEFAULT 0,
 	is_default_role INTEGER NOT NULL DEFAULT 0
 ) STRICT;
-INSERT INTO new_roles SELECT * FROM roles;
-DROP TABLE roles;
-ALTER TABLE new_roles RENAME TO roles;
+INSERT INTO roles SELECT * FROM temp.old_roles;
+DROP TABLE temp.old_roles;
 
-CREATE TABLE new_offices (
+CREATE TEMP TABLE old_offices AS SELECT * FROM offices;
+DROP TABLE offices;
+CREATE TABLE offices (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	name       TEXT NOT NULL,
 	phone      TEXT NOT NULL DEFAULT '',
@@ -190,12 +202,13 @@ CREATE TABLE new_offices (
 	created_at INTEGER NOT NULL,
 	updated_at INTEGER NOT NULL
 ) STRICT;
-INSERT INTO new_offices SELECT * FROM offices;
-DROP TABLE offices;
-ALTER TABLE new_offices RENAME TO offices;
+INSERT INTO offices SELECT * FROM temp.old_offices;
+DROP TABLE temp.old_offices;
 CREATE INDEX offices_name ON offices (name COLLATE NOCASE, id);
 
-CREATE TABLE new_remunerations (
+CREATE TEMP TABLE old_remunerations AS SELECT * FROM remunerations;
+DROP TABLE remunerations;
+CREATE TABLE remunerations (
 	id                     INTEGER PRIMARY KEY AUTOINCREMENT,
 	staff_id               INTEGER NOT NULL REFERENCES users (id),
 	fte_load               INTEGER NOT NULL, -- ten-thousandths
@@ -212,13 +225,14 @@ CREATE TABLE new_remunerations (
 	pqy                    INTEGER,          -- hundredths; NULL without an admission date
 	created_at             INTEGER NOT NULL
 ) STRICT;
-INSERT INTO new_remunerations SELECT * FROM remunerations;
-DROP TABLE remunerations;
-ALTER TABLE new_remunerations RENAME TO remunerations;
+INSERT INTO remunerations SELECT * FROM temp.old_remunerations;
+DROP TABLE temp.old_remunerations;
 CREATE INDEX remunerations_staff ON remunerations (staff_id, remuneration_date, id);
 CREATE INDEX remunerations_date ON remunerations (remuneration_date, id);
 
-CREATE TABLE new_pqe_adjustments (
+CREATE TEMP TABLE old_pqe_adjustments AS SELECT * FROM pqe_adjustments;
+DROP TABLE pqe_adjustments;
+CREATE TABLE pqe_adjustments (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	staff_id   INTEGER NOT NULL REFERENCES users (id),
 	name       TEXT NOT NULL,
@@ -227,12 +241,13 @@ CREATE TABLE new_pqe_adjustments (
 	end_date   INTEGER NOT NULL, -- inclusive: the period's last day
 	created_at INTEGER NOT NULL
 ) STRICT;
-INSERT INTO new_pqe_adjustments SELECT * FROM pqe_adjustments;
-DROP TABLE pqe_adjustments;
-ALTER TABLE new_pqe_adjustments RENAME TO pqe_adjustments;
+INSERT INTO pqe_adjustments SELECT * FROM temp.old_pqe_adjustments;
+DROP TABLE temp.old_pqe_adjustments;
 CREATE INDEX pqe_adjustments_staff ON pqe_adjustments (staff_id, start_date, id);
 
-CREATE TABLE new_signing_templates (
+CREATE TEMP TABLE old_signing_templates AS SELECT * FROM signing_templates;
+DROP TABLE signing_templates;
+CREATE TABLE signing_templates (
 	id          INTEGER PRIMARY KEY AUTOINCREMENT,
 	name        TEXT NOT NULL,
 	slug        TEXT NOT NULL UNIQUE,
@@ -241,12 +256,13 @@ CREATE TABLE new_signing_templates (
 	created_at  INTEGER NOT NULL,
 	updated_at  INTEGER NOT NULL
 ) STRICT;
-INSERT INTO new_signing_templates SELECT * FROM signing_templates;
-DROP TABLE signing_templates;
-ALTER TABLE new_signing_templates RENAME TO signing_templates;
+INSERT INTO signing_templates SELECT * FROM temp.old_signing_templates;
+DROP TABLE temp.old_signing_templates;
 CREATE INDEX signing_templates_external ON signing_templates (external_id);
 
-CREATE TABLE new_signing_submissions (
+CREATE TEMP TABLE old_signing_submissions AS SELECT * FROM signing_submissions;
+DROP TABLE signing_submissions;
+CREATE TABLE signing_submissions (
 	id              INTEGER PRIMARY KEY AUTOINCREMENT,
 	template_id     INTEGER NOT NULL REFERENCES signing_templates (id),
 	name            TEXT NOT NULL DEFAULT '',
@@ -262,14 +278,15 @@ CREATE TABLE new_signing_submissions (
 	declined_at     INTEGER,
 	expired_at      INTEGER
 ) STRICT;
-INSERT INTO new_signing_submissions SELECT * FROM signing_submissions;
-DROP TABLE signing_submissions;
-ALTER TABLE new_signing_submissions RENAME TO signing_submissions;
+INSERT INTO signing_submissions SELECT * FROM temp.old_signing_submissions;
+DROP TABLE temp.old_signing_submissions;
 CREATE INDEX signing_submissions_template ON signing_submissions (template_id, id);
 CREATE INDEX signing_submissions_due ON signing_submissions (expire_at)
 	WHERE status = 'pending' AND expire_at IS NOT NULL;
 
-CREATE TABLE new_signing_submitters (
+CREATE TEMP TABLE old_signing_submitters AS SELECT * FROM signing_submitters;
+DROP TABLE signing_submitters;
+CREATE TABLE signing_submitters (
 	id             INTEGER PRIMARY KEY AUTOINCREMENT,
 	submission_id  INTEGER NOT NULL REFERENCES signing_submissions (id) ON DELETE CASCADE,
 	position       INTEGER NOT NULL,
@@ -289,9 +306,8 @@ CREATE TABLE new_signing_submitters (
 	signer_agent   TEXT NOT NULL DEFAULT '',
 	UNIQUE (submission_id, position)
 ) STRICT;
-INSERT INTO new_signing_submitters SELECT * FROM signing_submitters;
-DROP TABLE signing_submitters;
-ALTER TABLE new_signing_submitters RENAME TO signing_submitters;
+INSERT INTO signing_submitters SELECT * FROM temp.old_signing_submitters;
+DROP TABLE temp.old_signing_submitters;
 
 INSERT INTO sqlite_stat1 SELECT * FROM temp.saved_stat1;
 INSERT INTO sqlite_stat4 SELECT * FROM temp.saved_stat4;
