@@ -238,10 +238,10 @@ type migration struct {
 	body    string
 }
 
-// foreignKeysOff marks a migration that rebuilds tables by SQLite's
-// twelve-step procedure (https://sqlite.org/lang_altertable.html#otheralter):
-// dropping a table that others reference is only safe with foreign keys
-// off, and that setting cannot change inside a transaction.
+// foreignKeysOff marks a migration that rebuilds tables (copies the rows
+// aside, drops the table, creates it anew and copies them back): with
+// foreign keys on, dropping a table that others reference would delete or
+// refuse their rows, and that setting cannot change inside a transaction.
 const foreignKeysOff = "-- migrate: foreign keys off"
 
 // hasMarker reports whether one of body's lines is marker.
