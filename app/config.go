@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"counsel/adapters/argon2"
 	"counsel/ports"
@@ -44,6 +45,7 @@ type Config struct {
 	LockoutDuration   time.Duration
 	AuthRateLimit     int
 	HashConcurrency   int
+	TOTPIssuer        string
 
 	SMTPAddr     string
 	SMTPFrom     string
@@ -55,6 +57,10 @@ type Config struct {
 	DocuSealAPIKey        string
 	DocuSealWebhookSecret string
 	DocuSealUserEmail     string
+
+	FirmName string
+	PDFCert  string
+	PDFKey   string
 
 	OIDCIssuer         string
 	OIDCClientID       string
@@ -71,6 +77,9 @@ type Config struct {
 	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
 	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
 	Version    string
+	// WrapEvidence, when set, wraps the signed-evidence maker (tests
+	// make it fail to simulate a crash).
+	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
 }
 
 // setting is one COUNSEL_* variable: its flag name, default and parser.
@@ -162,6 +171,7 @@ func settings() []setting {
 		{"COUNSEL_LOCKOUT_DURATION", "15m", "how long a locked account stays locked", dur(func(c *Config) *time.Duration { return &c.LockoutDuration })},
 		{"COUNSEL_AUTH_RATE_LIMIT", "30", "requests a minute per client address on public sign-in routes; 0 off", num(func(c *Config) *int { return &c.AuthRateLimit })},
 		{"COUNSEL_HASH_CONCURRENCY", "0", "password hashes computed at once (19 MiB each); 0: one per CPU", num(func(c *Config) *int { return &c.HashConcurrency })},
+		{"COUNSEL_TOTP_ISSUER", "Counsel", "issuer name authenticator apps show", str(func(c *Config) *string { return &c.TOTPIssuer })},
 		{"COUNSEL_SMTP_ADDR", "", "SMTP relay host:port", str(func(c *Config) *string { return &c.SMTPAddr })},
 		{"COUNSEL_SMTP_FROM", "", "sender address of emails", str(func(c *Config) *string { return &c.SMTPFrom })},
 		{"COUNSEL_SMTP_USERNAME", "", "SMTP user; empty: no authentication", str(func(c *Config) *string { return &c.SMTPUsername })},
@@ -171,6 +181,9 @@ func settings() []setting {
 		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Config) *string { return &c.DocuSealAPIKey })},
 		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Config, v string) error { c.DocuSealWebhookSecret = v; return nil }},
 		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Config) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Config) *string { return &c.FirmName })},
+		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Config) *string { return &c.PDFCert })},
+		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Config) *string { return &c.PDFKey })},
 		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Config) *string { return &c.OIDCIssuer })},
 		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Config) *string { return &c.OIDCClientID })},
 		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Config, v string) error { c.OIDCClientSecret = v; return nil }},
@@ -280,6 +293,10 @@ func (c Config) Validate() error {
 	default:
 		bad("COUNSEL_OTP_DELIVERY must be response, log or smtp")
 	}
+	if n := utf8.RuneCountInString(c.TOTPIssuer); n < 1 || n > 100 || strings.Contains(c.TOTPIssuer, ":") {
+		// The colon separates issuer and account in an otpauth label.
+		bad("COUNSEL_TOTP_ISSUER must be 1 to 100 characters without a colon")
+	}
 	if c.LockoutThreshold > 0 && c.LockoutDuration <= 0 {
 		bad("COUNSEL_LOCKOUT_DURATION must be positive when lockout is on")
 	}
@@ -294,6 +311,12 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")
+	}
+	if (c.PDFCert == "") != (c.PDFKey == "") {
+		bad("COUNSEL_PDF_CERT and COUNSEL_PDF_KEY go together")
+	}
+	if c.FirmName == "" {
+		bad("COUNSEL_FIRM_NAME is empty")
 	}
 	if (c.OIDCIssuer == "") != (c.OIDCClientID == "") {
 		bad("COUNSEL_OIDC_ISSUER and COUNSEL_OIDC_CLIENT_ID go together")

@@ -10,7 +10,7 @@ import (
 
 func accountSchemas() map[string]js {
 	return map[string]js{
-		"LoginRequest": object(js{"email": str(), "password": str(), "otp": strDesc("the code from get-otp")}, "email", "password", "otp"),
+		"LoginRequest": object(js{"email": str(), "password": str(), "otp": strDesc("the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code")}, "email", "password", "otp"),
 		"TokenResult": object(js{"userId": strDesc("the user's integer id as a string"), "accessToken": strDesc("EdDSA JWT, 15 minutes"),
 			"refreshToken": strDesc("opaque; rotated on every refresh; 30 days from sign-in")}, "userId", "accessToken", "refreshToken"),
 		"OtpRequest":      object(js{"email": str()}, "email"),

@@ -28,8 +28,9 @@ func documentSchemas() map[string]js {
 			"size":        described(integer(), "bytes"),
 			"sha256":      strDesc("lower-case hex SHA-256 of the bytes"),
 			"uploadedAt":  dateTime(),
-			"uploadedBy":  described(integer(), "the uploading user's id"),
-		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy"),
+			"uploadedBy":  described(integer(), "the uploading user's id (0 for signed evidence)"),
+			"kind":        described(enum(contract.KindOriginal, contract.KindSigned, contract.KindAudit), "original: uploaded; signed: the combined, digitally signed PDF of a completed signing; audit: its audit certificate. Signed evidence cannot be removed (409)"),
+		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy", "kind"),
 		"ContractDocumentList": described(object(js{"items": arrayOf(ref("ContractDocument"))}, "items"),
 			"every document of the contract, oldest first (at most 100; not paged)"),
 		"ContractDocumentUpload": object(js{
@@ -52,7 +53,7 @@ func (s *server) contractDocumentRoutes() []route {
 				resp:     js{"type": "string", "format": "binary", "description": "Content-Type is the document's (application/pdf or the DOCX type); Content-Disposition: attachment with filename and filename*; ETag is the quoted sha256"},
 				respType: "application/octet-stream", errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
-			op: op{summary: "Remove a document (its row, then its file)", tag: "contracts", ok: 204, errs: []int{404}}},
+			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed: 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 	}
 }
 
@@ -65,11 +66,19 @@ type documentDTO struct {
 	SHA256      string `json:"sha256"`
 	UploadedAt  Time   `json:"uploadedAt"`
 	UploadedBy  int64  `json:"uploadedBy"`
+	Kind        string `json:"kind"`
 }
 
 func toDocument(d contract.Document) documentDTO {
 	return documentDTO{ID: d.ID, ContractID: d.ContractID, FileName: d.FileName, ContentType: d.ContentType, Size: d.Size,
-		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy}
+		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy, Kind: kindOf(d)}
+}
+
+func kindOf(d contract.Document) string {
+	if d.Kind == "" {
+		return contract.KindOriginal
+	}
+	return d.Kind
 }
 
 // uploadReader turns failures to read the request body into client

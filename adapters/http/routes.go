@@ -20,19 +20,21 @@ func (s *server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
+	rs = append(rs, s.totpRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
+	rs = append(rs, s.evidenceRoutes()...)
 	return rs
 }
 
 // schemas returns every named schema of the API reference.
 func (s *server) schemas() map[string]js {
 	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas()} {
+	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), totpSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas(), evidenceSchemas()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -114,6 +114,9 @@ func (s *server) userRoutes() []route {
 		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
 			op: op{summary: "Change your password, or another user's with UsersEdit; revokes that user's sessions", tag: "users",
 				body: ref("ChangePasswordInput"), errs: []int{400, 403, 404}}},
+		{method: "DELETE", path: "/api/users/{id:[0-9]+}/totp", access: perm(account.UsersEdit), handler: s.handleResetTOTP(),
+			op: op{summary: "Remove a user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; 204 also when none was enrolled)",
+				tag: "users", ok: 204, errs: []int{403, 404}}},
 		{method: "GET", path: "/api/offices", access: authorized, handler: s.handleOffices(),
 			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("Office"))}},
 		{method: "GET", path: "/api/offices/{id:[0-9]+}", access: authorized, handler: s.handleOffice(),
@@ -559,6 +562,16 @@ func (s *server) handleDeleteUser() http.HandlerFunc {
 		id, err := pathID(r, "id")
 		if err == nil {
 			err = s.svc.Users.DeleteUser(r.Context(), id)
+		}
+		s.reply(w, r, http.StatusNoContent, nil, err)
+	}
+}
+
+func (s *server) handleResetTOTP() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err == nil {
+			err = s.svc.Users.ResetTOTP(r.Context(), id)
 		}
 		s.reply(w, r, http.StatusNoContent, nil, err)
 	}

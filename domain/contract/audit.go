@@ -15,6 +15,9 @@ const (
 	ActionSubmittedForSigning Action = "submittedForSigning"
 	ActionSigningEvent        Action = "signingEvent"
 	ActionDeleted             Action = "deleted"
+	// ActionSigningCompleted records the signed evidence of a completed
+	// signing (API-DECISIONS 13), with the combined PDF's SHA-256.
+	ActionSigningCompleted Action = "signingCompleted"
 )
 
 // AuditEntry is one line of a contract's history. Entries outlive the
