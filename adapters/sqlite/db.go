@@ -61,8 +61,12 @@ func dsn(path string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	// The path is a URI's: without escaping, a "#" or "?" in it would end
+	// the path and a "%" start an escape (t.TempDir of a subtest "#00").
+	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 }
+
+var uriPath = strings.NewReplacer("%", "%25", "#", "%23", "?", "%3f")
 
 // Open opens (creating if needed) the database at path and applies any
 // pending migrations.

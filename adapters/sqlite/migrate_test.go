@@ -409,3 +409,18 @@ CREATE TRIGGER parent_upper AFTER INSERT ON parent BEGIN UPDATE parent SET name 
 		})
 	}
 }
+
+// TestOpenOddPath opens databases whose paths hold the characters a URI
+// gives a meaning to: each must open its own file, not a shared prefix.
+func TestOpenOddPath(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	for _, name := range []string{"a#1.db", "a?2.db", "a%233.db", "a"} {
+		db, err := Open(context.Background(), filepath.Join(dir, name))
+		is.NoErr(err)
+		is.NoErr(db.Close())
+	}
+	entries, err := filepath.Glob(filepath.Join(dir, "*.db"))
+	is.NoErr(err)
+	is.Equal(len(entries), 3) // a#1.db, a?2.db and a%233.db, each its own file
+}
