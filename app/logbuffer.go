@@ -18,6 +18,7 @@ type logBuffer struct {
 	buf  []byte
 	stop chan struct{}
 	done chan struct{}
+	once sync.Once
 }
 
 const (
@@ -82,9 +83,10 @@ func (b *logBuffer) flushLocked() error {
 	return err
 }
 
-// Close stops the flushing and writes what is left.
+// Close stops the flushing and writes what is left. It may be called more
+// than once: App.Close is idempotent.
 func (b *logBuffer) Close() error {
-	close(b.stop)
+	b.once.Do(func() { close(b.stop) })
 	<-b.done
 	return nil
 }
