@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"counsel/adapters/argon2"
@@ -42,6 +43,9 @@ import (
 type App struct {
 	cfg Config
 	log *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
 	// logs batches the server log's request lines (logbuffer.go); nil with a
 	// Logger of the caller's.
 	logs     *logBuffer
@@ -421,8 +425,14 @@ func (a *App) DB() *sqlite.DB { return a.db.sqlite }
 // Stores returns the database's stores, whichever the engine.
 func (a *App) Stores() *Stores { return a.db }
 
-// Close stops background work and closes the database.
+// Close stops background work and closes the database. Calls after the
+// first return the first call's result.
 func (a *App) Close() error {
+	a.closeOnce.Do(func() { a.closeErr = a.close() })
+	return a.closeErr
+}
+
+func (a *App) close() error {
 	if a.stop != nil {
 		a.stop()
 	}

@@ -18,7 +18,7 @@ type logBuffer struct {
 	buf  []byte
 	stop chan struct{}
 	done chan struct{}
-	once sync.Once // Close may be called again (App.Close is deferred as well)
+	once sync.Once
 }
 
 const (
@@ -83,7 +83,8 @@ func (b *logBuffer) flushLocked() error {
 	return err
 }
 
-// Close stops the flushing and writes what is left.
+// Close stops the flushing and writes what is left. It may be called more
+// than once: App.Close is idempotent.
 func (b *logBuffer) Close() error {
 	b.once.Do(func() { close(b.stop) })
 	<-b.done
