@@ -24,13 +24,13 @@ func accountSchemas() map[string]js {
 func (s *server) accountRoutes() []route {
 	return []route{
 		{method: "POST", path: "/api/account/login/get-otp", access: public, limited: true, handler: s.handleGetOTP(),
-			op: op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpRequest"), resp: ref("OtpResult"), errs: []int{400}}},
+			op: op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpRequest"), resp: ref("OtpResult"), headers: []string{"Cache-Control"}, errs: []int{400}}},
 		{method: "POST", path: "/api/account/login", access: public, limited: true, handler: s.handleLogin(),
-			op: op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginRequest"), resp: ref("TokenResult"), errs: []int{400, 401}}},
+			op: op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginRequest"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
 		{method: "POST", path: "/api/account/login/idp", access: public, limited: true, handler: s.handleLoginIdP(),
-			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginRequest"), resp: ref("TokenResult"), errs: []int{400, 401, 502}}},
+			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginRequest"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 502}}},
 		{method: "POST", path: "/api/account/refresh-token", access: public, limited: true, handler: s.handleRefresh(),
-			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshRequest"), resp: ref("TokenResult"), errs: []int{400}}},
+			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshRequest"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
 		{method: "POST", path: "/api/account/logout", access: authorized, handler: s.handleLogout(),
 			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutRequest"), errs: []int{400}}},
 	}

@@ -49,8 +49,8 @@ func (s *server) contractDocumentRoutes() []route {
 			op: op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentList"), errs: []int{404}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}/content", access: perm(account.ContractView), handler: h(s.handleDocumentContent()),
 			op: op{summary: "A document's bytes, as an attachment (Range and If-None-Match are honoured)", tag: "contracts",
-				resp:     js{"type": "string", "format": "binary", "description": "Content-Type is the document's (application/pdf or the DOCX type); Content-Disposition: attachment with filename and filename*; ETag is the quoted sha256"},
-				respType: "application/octet-stream", errs: []int{404}}},
+				desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
+				kind: kindDownload, errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
 			op: op{summary: "Remove a document (its row, then its file)", tag: "contracts", ok: 204, errs: []int{404}}},
 	}

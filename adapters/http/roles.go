@@ -9,7 +9,7 @@ import (
 func roleSchemas() map[string]js {
 	return map[string]js{
 		"Role":        object(js{"id": integer(), "name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "id", "name", "isSystemAdmin", "isDefaultRole"),
-		"RoleInput":   object(js{"name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "name"),
+		"RoleInput":   described(object(js{"name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}), "name is required on creation; on a change, absent fields keep their value"),
 		"Permissions": arrayOf(enum(account.AllPermissionSet.Names()...)),
 		"PermissionsInput": js{"description": "the new permission set: an array of names, or an object with a permissions array",
 			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},

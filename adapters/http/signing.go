@@ -71,12 +71,12 @@ func signingSchemas() map[string]js {
 			})), "1 to 20 signing parties, in signing order"),
 			"sendEmail": described(boolean(), "send the invitations by email; default true"),
 			"sendSms":   described(boolean(), "send them by SMS (DocuSeal); default false"),
-			"order":     described(enum(signing.OrderPreserved, signing.OrderRandom), "preserved (default): each signer after the one before; random: all at once"),
+			"order":     described(enum("", signing.OrderPreserved, signing.OrderRandom), "preserved (default): each signer after the one before; random: all at once"),
 			"message": object(js{
 				"subject": strDesc("at most 200 characters"),
 				"body":    strDesc("at most 20000 characters"),
 			}),
-			"expireAt": nullable(described(dateTime(), "when the submission expires; in the future")),
+			"expireAt": nullable(described(dateInSchema(), "when the submission expires; in the future")),
 		}, "documentIds", "submitters"),
 		"SigningCreateSubmissionInput": object(js{
 			"templateId": described(js{"anyOf": []any{integer(), str()}}, "an existing template of the provider"),
@@ -92,7 +92,7 @@ func signingSchemas() map[string]js {
 			}, "submitters")), "1 to 20 submissions, each of 1 to 20 submitters"),
 			"sendEmail": described(boolean(), "default true"),
 			"sendSms":   described(boolean(), "default false"),
-			"order":     enum(signing.OrderPreserved, signing.OrderRandom),
+			"order":     enum("", signing.OrderPreserved, signing.OrderRandom),
 		}, "templateId", "submission"),
 		"SigningBuilderToken": object(js{"token": strDesc("a JWT (HS256 with the DocuSeal API key) for DocuSeal's embedded form builder; valid 1 hour")}, "token"),
 		"SigningWebhook": described(object(js{

@@ -36,21 +36,24 @@ func userSchemas() map[string]js {
 	userProps["roles"] = arrayOf(ref("Role"))
 	userInput := func(required ...string) js {
 		return object(js{
-			"email": str(), "firstName": str(), "lastName": str(), "contactNumber": str(), "profilePictureUrl": str(),
-			"billingRate": number(), "active": boolean(), "isLegal": boolean(), "isStaff": boolean(),
+			"email": str(), "firstName": str(), "lastName": nullable(str()), "contactNumber": nullable(str()), "profilePictureUrl": nullable(str()),
+			"billingRate": numberInSchema(), "active": boolean(), "isLegal": boolean(), "isStaff": boolean(),
 			"officeId":      described(nullable(integer()), "null or 0 removes the office"),
-			"address":       nullable(ref("Address")),
-			"admissionDate": described(nullable(dateTime()), "null removes it"),
+			"address":       described(nullable(ref("AddressInput")), "null empties the address"),
+			"admissionDate": described(nullable(dateInSchema()), "null removes it"),
 			"password":      strDesc("8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)"),
 			"roleIds":       described(arrayOf(integer()), "the roles held; absent: the default roles on creation, unchanged on edit"),
 		}, required...)
 	}
+	addressIn := described(object(js{"address1": nullable(str()), "address2": nullable(str()), "suburb": nullable(str()), "state": nullable(str()),
+		"postcode": nullable(str()), "country": nullable(str())}), "absent parts are empty")
 	return map[string]js{
-		"Address": address,
+		"Address":      address,
+		"AddressInput": addressIn,
 		"Office": object(js{"id": integer(), "name": str(), "phone": str(), "website": str(), "active": boolean(), "address": ref("Address")},
 			"id", "name", "phone", "website", "active", "address"),
-		"OfficeInput": object(js{"name": str(), "phone": str(), "website": str(),
-			"active": described(boolean(), "default true"), "address": ref("Address")}),
+		"OfficeInput": object(js{"name": str(), "phone": nullable(str()), "website": nullable(str()),
+			"active": described(boolean(), "default true"), "address": nullable(ref("AddressInput"))}),
 		"FormattedUser":     object(formatted, formattedRequired...),
 		"FormattedUserPage": pageSchema("FormattedUser"),
 		"User":              object(userProps, append(formattedRequired, "admissionDate", "pqy", "roles")...),
@@ -72,8 +75,8 @@ func userSchemas() map[string]js {
 			"invoicesReadyForProcessing", "fteLoad", "billingRate", "billablePercentage", "pqy", "remunerationIncSuper",
 			"admissionDate", "office", "address"),
 		"ChangePasswordInput": object(js{"id": described(integer(), "the user; absent or 0: the caller"), "password": strDesc("the new password, 8 to 128 characters"),
-			"email": strDesc("ignored"), "firstName": strDesc("ignored"), "lastName": strDesc("ignored"), "officeId": described(integer(), "ignored"),
-			"address": described(js{"type": "object"}, "ignored")}, "password"),
+			"email": js{"description": "ignored"}, "firstName": js{"description": "ignored"}, "lastName": js{"description": "ignored"},
+			"officeId": js{"description": "ignored"}, "address": js{"description": "ignored"}}, "password"),
 		"ReviewerChange":    object(js{"userIds": arrayOf(integer())}, "userIds"),
 		"OfferingReviewers": object(js{"offeringId": integer(), "userIds": described(arrayOf(integer()), "the offering's reviewers after the change")}, "offeringId", "userIds"),
 	}

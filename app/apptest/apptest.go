@@ -1,7 +1,8 @@
 // Package apptest runs a real Counsel service for tests: the composition
 // root over a temporary SQLite file, served by httptest, with a fake clock,
 // one-time passwords in responses and rate limits off. Tests talk to it
-// over HTTP only, as clients do.
+// over HTTP only, as clients do, and every exchange is checked against the
+// served /openapi.json (openapitest).
 package apptest
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/http/openapitest"
 	"counsel/app"
 	"counsel/domain/account"
 )
@@ -106,7 +108,7 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		t.Fatalf("start app: %v", err)
 	}
 	s := &Server{App: a, Clock: clock, Config: cfg}
-	s.Server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: a.Handler()}}
+	s.Server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: openapitest.Handler(t, a.Handler())}}
 	s.Server.Start()
 	t.Cleanup(func() {
 		s.Server.Close()
