@@ -79,8 +79,20 @@ func Load(raw []byte) (*Validator, error) {
 		return nil, fmt.Errorf("route the document: %w", err)
 	}
 	v := &Validator{doc: doc, router: r, names: map[string]string{}}
-	for _, s := range doc.Components.Schemas {
-		v.collect(s, map[*openapi3.Schema]bool{})
+	seen := map[*openapi3.Schema]bool{}
+	if doc.Components != nil {
+		for _, s := range doc.Components.Schemas {
+			v.collect(s, seen)
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, o := range item.Operations() {
+			if o.RequestBody != nil && o.RequestBody.Value != nil {
+				for _, mt := range o.RequestBody.Value.Content {
+					v.collect(mt.Schema, seen)
+				}
+			}
+		}
 	}
 	return v, nil
 }
