@@ -18,14 +18,27 @@ type js = map[string]any
 func str() js                  { return js{"type": "string"} }
 func strDesc(d string) js      { return js{"type": "string", "description": d} }
 func integer() js              { return js{"type": "integer", "format": "int64"} }
-func number() js               { return js{"type": "number"} }
+func number() js               { return js{"type": "number", "format": "double"} }
 func boolean() js              { return js{"type": "boolean"} }
 func dateTime() js             { return js{"type": "string", "format": "date-time"} }
 func arrayOf(items js) js      { return js{"type": "array", "items": items} }
 func ref(name string) js       { return js{"$ref": "#/components/schemas/" + name} }
 func enum(values ...string) js { return js{"type": "string", "enum": values} }
-func nullable(s js) js         { return js{"anyOf": []any{s, js{"type": "null"}}} }
-func pageOf(item string) js    { return ref(item + "Page") }
+
+// nullable is s or null; a union gains null as one more member, since
+// generators cannot use a union nested in a union.
+func nullable(s js) js {
+	if alts, ok := s["anyOf"].([]any); ok {
+		c := js{}
+		for k, v := range s {
+			c[k] = v
+		}
+		c["anyOf"] = append(append([]any{}, alts...), js{"type": "null"})
+		return c
+	}
+	return js{"anyOf": []any{s, js{"type": "null"}}}
+}
+func pageOf(item string) js { return ref(item + "Page") }
 
 // dateInSchema is a date field of a request: an RFC 3339 date-time or a plain
 // yyyy-mm-dd date (API-DECISIONS 1).
@@ -503,3 +516,7 @@ func (s *server) renderDocs() []byte {
 	}
 	return buf.Bytes()
 }
+
+// Document returns the OpenAPI document of the whole API (every route
+// exists whatever services are wired), for tools that generate clients.
+func Document() []byte { return newServer(Services{}, Options{}).doc }
