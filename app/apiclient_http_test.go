@@ -23,10 +23,10 @@ func TestGeneratedClient(t *testing.T) {
 	c, err := apiclient.NewClientWithResponses(s.URL)
 	is.NoErr(err)
 
-	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpRequest{Email: apptest.AdminEmail})
+	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpIn{Email: apptest.AdminEmail})
 	is.NoErr(err)
 	is.Equal(otp.StatusCode(), 200)
-	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginRequest{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
+	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginIn{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
 	is.NoErr(err)
 	is.Equal(login.StatusCode(), 200)
 	bearer := func(_ context.Context, r *http.Request) error {
@@ -34,12 +34,12 @@ func TestGeneratedClient(t *testing.T) {
 		return nil
 	}
 
-	var admitted apiclient.UserCreateInput_AdmissionDate
-	is.NoErr(admitted.FromUserCreateInputAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
-	var rate apiclient.UserCreateInput_BillingRate
-	is.NoErr(rate.FromUserCreateInputBillingRate1("450.00"))
+	var admitted apiclient.UserCreateIn_AdmissionDate
+	is.NoErr(admitted.FromUserCreateInAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
+	var rate apiclient.UserCreateIn_BillingRate
+	is.NoErr(rate.FromUserCreateInBillingRate1("450.00"))
 	password, last := "jane-password-1", "Doe"
-	user, err := c.PostApiUsersWithResponse(ctx, apiclient.UserCreateInput{
+	user, err := c.PostApiUsersWithResponse(ctx, apiclient.UserCreateIn{
 		Email: "jane.doe@firm.example", FirstName: "Jane", LastName: &last, Password: &password,
 		AdmissionDate: &admitted, BillingRate: &rate,
 	}, bearer)

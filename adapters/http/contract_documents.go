@@ -18,33 +18,13 @@ import (
 // on the file part itself.
 const uploadBodyLimit = contract.MaxDocumentSize + 1<<20
 
-func documentSchemas() map[string]js {
-	return map[string]js{
-		"ContractDocument": object(js{
-			"id":          integer(),
-			"contractId":  integer(),
-			"fileName":    strDesc("the uploaded file's name, without any folder part or control characters"),
-			"contentType": enum(contract.ContentTypePDF, contract.ContentTypeDOCX),
-			"size":        described(integer(), "bytes"),
-			"sha256":      strDesc("lower-case hex SHA-256 of the bytes"),
-			"uploadedAt":  dateTime(),
-			"uploadedBy":  described(integer(), "the uploading user's id"),
-		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy"),
-		"ContractDocumentList": described(object(js{"items": arrayOf(ref("ContractDocument"))}, "items"),
-			"every document of the contract, oldest first (at most 100; not paged)"),
-		"ContractDocumentUpload": object(js{
-			"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
-				"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"},
-		}, "file"),
-	}
-}
-
 func (s *server) contractDocumentRoutes() []route {
 	h := s.needContracts
 	return []route{
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractEdit), maxBody: uploadBodyLimit, handler: h(s.handleAddDocument()),
 			op: op{summary: "Upload a PDF or DOCX document (multipart/form-data, field file; at most 20 MiB)", tag: "contracts",
-				body: ref("ContractDocumentUpload"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocument"), errs: []int{400, 404, 409, 413, 415}}},
+				body: object(js{"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
+					"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"}}, "file"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocument"), errs: []int{400, 404, 409, 413, 415}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractView), handler: h(s.handleDocuments()),
 			op: op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentList"), errs: []int{404}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}/content", access: perm(account.ContractView), handler: h(s.handleDocumentContent()),
@@ -59,12 +39,16 @@ func (s *server) contractDocumentRoutes() []route {
 type documentDTO struct {
 	ID          int64  `json:"id"`
 	ContractID  int64  `json:"contractId"`
-	FileName    string `json:"fileName"`
-	ContentType string `json:"contentType"`
-	Size        int64  `json:"size"`
-	SHA256      string `json:"sha256"`
+	FileName    string `json:"fileName" doc:"the uploaded file's name, without any folder part or control characters"`
+	ContentType string `json:"contentType" enum:"application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document"`
+	Size        int64  `json:"size" doc:"bytes"`
+	SHA256      string `json:"sha256" doc:"lower-case hex SHA-256 of the bytes"`
 	UploadedAt  Time   `json:"uploadedAt"`
-	UploadedBy  int64  `json:"uploadedBy"`
+	UploadedBy  int64  `json:"uploadedBy" doc:"the uploading user's id"`
+}
+
+type documentListDTO struct {
+	Items []documentDTO `json:"items" doc:"every document of the contract, oldest first (at most 100; not paged)"`
 }
 
 func toDocument(d contract.Document) documentDTO {
@@ -152,7 +136,7 @@ func (s *server) handleDocuments() http.HandlerFunc {
 		for i, d := range ds {
 			items[i] = toDocument(d)
 		}
-		encode(w, http.StatusOK, map[string]any{"items": items})
+		encode(w, http.StatusOK, documentListDTO{Items: items})
 	}
 }
 

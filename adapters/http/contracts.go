@@ -35,56 +35,10 @@ func enumNames[T interface {
 func statusNames() []string { n, _ := enumNames(contract.AllStatuses()); return n }
 func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
 
-func contractSchemas() map[string]js {
-	statusDesc := "a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
-	typeDesc := "a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
-	money := described(number(), "exact decimal, written with 2 decimals; read as a JSON number or a numeric string")
-	id := func(d string) js { return nullable(described(integer(), d)) }
-	all := map[string]js{
-		"ContractStatus": described(enum(statusNames()...), statusDesc),
-		"ContractType":   described(enum(typeNames()...), typeDesc),
-		"Contract": object(js{
-			"id":                          integer(),
-			"contractUUId":                strDesc("UUID set on create"),
-			"contractName":                str(),
-			"contractDescription":         str(),
-			"contractType":                ref("ContractType"),
-			"status":                      ref("ContractStatus"),
-			"startDate":                   nullable(dateTime()),
-			"endDate":                     nullable(dateTime()),
-			"amount":                      nullable(money),
-			"currency":                    strDesc("ISO 4217 code, upper case, or empty"),
-			"isSigned":                    boolean(),
-			"comments":                    str(),
-			"matterId":                    id("related matter"),
-			"clientId":                    id("related client"),
-			"projectId":                   id("related project"),
-			"digitalContractId":           nullable(strDesc("the signing template id; null for a non-digital contract")),
-			"digitalContractSubmissionId": nullable(strDesc("the latest signing submission id")),
-			"createdAt":                   dateTime(),
-			"updatedAt":                   dateTime(),
-		}, "id", "contractUUId", "contractName", "contractDescription", "contractType", "status", "startDate", "endDate", "amount",
-			"currency", "isSigned", "comments", "matterId", "clientId", "projectId", "digitalContractId", "digitalContractSubmissionId",
-			"createdAt", "updatedAt"),
-		"ContractListItem": object(js{
-			"id":           integer(),
-			"contractUUId": str(),
-			"contractName": str(),
-			"contractType": ref("ContractType"),
-			"status":       ref("ContractStatus"),
-			"startDate":    nullable(dateTime()),
-			"endDate":      nullable(dateTime()),
-			"amount":       nullable(money),
-			"currency":     str(),
-			"isSigned":     boolean(),
-			"isDigital":    described(boolean(), "true when the contract has a digitalContractId"),
-			"matterId":     id("related matter"),
-			"clientId":     id("related client"),
-			"projectId":    id("related project"),
-			"updatedAt":    dateTime(),
-		}, "id", "contractUUId", "contractName", "contractType", "status", "startDate", "endDate", "amount", "currency",
-			"isSigned", "isDigital", "matterId", "clientId", "projectId", "updatedAt"),
-		"ContractListItemPage": pageSchema("ContractListItem"),
+// contractInputSchemas are the request bodies the contract handlers read
+// field by field (fields), without a Go type to generate them from.
+func contractInputSchemas() map[string]js {
+	return map[string]js{
 		"ContractCreate": described(object(js{
 			"contractName":        strDesc("required, not blank, at most 200 characters"),
 			"contractDescription": nullable(strDesc("at most 20000 characters")),
@@ -116,28 +70,7 @@ func contractSchemas() map[string]js {
 			"ids":    described(arrayOf(integer()), "1 to 1000 contract ids"),
 			"status": coded(statusNames()...),
 		}, "ids", "status"),
-		"ContractStatusResults": object(js{"results": arrayOf(object(js{
-			"id":     integer(),
-			"ok":     boolean(),
-			"status": nullable(described(ref("ContractStatus"), "the contract's status afterwards; null for an unknown id")),
-			"error":  nullable(strDesc("why the change was refused; null when ok")),
-		}, "id", "ok", "status", "error"))}, "results"),
-		"ContractHistoryEntry": object(js{
-			"id":          integer(),
-			"action":      enum(string(contract.ActionCreated), string(contract.ActionUpdated), string(contract.ActionStatusChanged), string(contract.ActionDocumentAdded), string(contract.ActionDocumentRemoved), string(contract.ActionSubmittedForSigning), string(contract.ActionSigningEvent), string(contract.ActionDeleted)),
-			"fromStatus":  nullable(ref("ContractStatus")),
-			"toStatus":    nullable(ref("ContractStatus")),
-			"actorUserId": nullable(described(integer(), "the user who acted; null for the system or the signing provider")),
-			"actorName":   strDesc("the user's name at the time, \"system\" (expiry sweep) or \"signing provider\""),
-			"at":          dateTime(),
-			"details":     str(),
-		}, "id", "action", "fromStatus", "toStatus", "actorUserId", "actorName", "at", "details"),
-		"ContractHistoryEntryPage": pageSchema("ContractHistoryEntry"),
 	}
-	for k, v := range documentSchemas() {
-		all[k] = v
-	}
-	return all
 }
 
 // contractListParams documents the list filter (API-DECISIONS 5).
@@ -200,22 +133,22 @@ func (s *server) need(available bool, what string, h http.HandlerFunc) http.Hand
 
 type contractDTO struct {
 	ID                          int64        `json:"id"`
-	UUID                        string       `json:"contractUUId"`
+	UUID                        string       `json:"contractUUId" doc:"UUID set on create"`
 	Name                        string       `json:"contractName"`
 	Description                 string       `json:"contractDescription"`
-	Type                        string       `json:"contractType"`
-	Status                      string       `json:"status"`
+	Type                        string       `json:"contractType" ref:"ContractType"`
+	Status                      string       `json:"status" ref:"ContractStatus"`
 	StartDate                   *Time        `json:"startDate"`
 	EndDate                     *Time        `json:"endDate"`
-	Amount                      *json.Number `json:"amount"`
-	Currency                    string       `json:"currency"`
+	Amount                      *json.Number `json:"amount" doc:"exact decimal, written with 2 decimals"`
+	Currency                    string       `json:"currency" doc:"ISO 4217 code, upper case, or empty"`
 	IsSigned                    bool         `json:"isSigned"`
 	Comments                    string       `json:"comments"`
 	MatterID                    *int64       `json:"matterId"`
 	ClientID                    *int64       `json:"clientId"`
 	ProjectID                   *int64       `json:"projectId"`
-	DigitalContractID           *string      `json:"digitalContractId"`
-	DigitalContractSubmissionID *string      `json:"digitalContractSubmissionId"`
+	DigitalContractID           *string      `json:"digitalContractId" doc:"the signing template id; null for a non-digital contract"`
+	DigitalContractSubmissionID *string      `json:"digitalContractSubmissionId" doc:"the latest signing submission id"`
 	CreatedAt                   Time         `json:"createdAt"`
 	UpdatedAt                   Time         `json:"updatedAt"`
 }
@@ -224,14 +157,14 @@ type contractListDTO struct {
 	ID        int64        `json:"id"`
 	UUID      string       `json:"contractUUId"`
 	Name      string       `json:"contractName"`
-	Type      string       `json:"contractType"`
-	Status    string       `json:"status"`
+	Type      string       `json:"contractType" ref:"ContractType"`
+	Status    string       `json:"status" ref:"ContractStatus"`
 	StartDate *Time        `json:"startDate"`
 	EndDate   *Time        `json:"endDate"`
 	Amount    *json.Number `json:"amount"`
 	Currency  string       `json:"currency"`
 	IsSigned  bool         `json:"isSigned"`
-	IsDigital bool         `json:"isDigital"`
+	IsDigital bool         `json:"isDigital" doc:"true when the contract has a digitalContractId"`
 	MatterID  *int64       `json:"matterId"`
 	ClientID  *int64       `json:"clientId"`
 	ProjectID *int64       `json:"projectId"`
@@ -454,11 +387,15 @@ func (s *server) handleDeleteContract() http.HandlerFunc {
 	}
 }
 
+type statusResultsDTO struct {
+	Results []statusResultDTO `json:"results"`
+}
+
 type statusResultDTO struct {
 	ID     int64   `json:"id"`
 	OK     bool    `json:"ok"`
-	Status *string `json:"status"`
-	Error  *string `json:"error"`
+	Status *string `json:"status" ref:"ContractStatus" doc:"the contract's status afterwards; null for an unknown id"`
+	Error  *string `json:"error" doc:"why the change was refused; null when ok"`
 }
 
 func (s *server) handleChangeStatuses() http.HandlerFunc {
@@ -500,17 +437,17 @@ func (s *server) handleChangeStatuses() http.HandlerFunc {
 			}
 			out[i] = d
 		}
-		encode(w, http.StatusOK, map[string]any{"results": out})
+		encode(w, http.StatusOK, statusResultsDTO{Results: out})
 	}
 }
 
 type historyDTO struct {
 	ID          int64   `json:"id"`
-	Action      string  `json:"action"`
-	FromStatus  *string `json:"fromStatus"`
-	ToStatus    *string `json:"toStatus"`
-	ActorUserID *int64  `json:"actorUserId"`
-	ActorName   string  `json:"actorName"`
+	Action      string  `json:"action" ref:"ContractAction"`
+	FromStatus  *string `json:"fromStatus" ref:"ContractStatus"`
+	ToStatus    *string `json:"toStatus" ref:"ContractStatus"`
+	ActorUserID *int64  `json:"actorUserId" doc:"the user who acted; null for the system or the signing provider"`
+	ActorName   string  `json:"actorName" doc:"the user's name at the time, \"system\" (expiry sweep) or \"signing provider\""`
 	At          Time    `json:"at"`
 	Details     string  `json:"details"`
 }

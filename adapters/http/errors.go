@@ -11,11 +11,11 @@ import (
 
 // problem is an RFC 9457 problem document.
 type problem struct {
-	Type   string              `json:"type"`
+	Type   string              `json:"type" ref:"ProblemType"`
 	Title  string              `json:"title"`
 	Status int                 `json:"status"`
 	Detail string              `json:"detail"`
-	Errors map[string][]string `json:"errors,omitempty"`
+	Errors map[string][]string `json:"errors,omitempty" doc:"messages per field, for validation problems"`
 }
 
 // problemTypes is the problem type of each status: one type per status,

@@ -150,23 +150,6 @@ var headerDocs = map[string]js{
 // download content types of stored documents.
 var documentTypes = []string{"application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/octet-stream"}
 
-func commonSchemas() map[string]js {
-	var types []string
-	for _, t := range problemTypes {
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	return map[string]js{
-		"Problem": object(js{
-			"type":   described(enum(types...), "the kind of problem; one type per status"),
-			"title":  str(),
-			"status": integer(),
-			"detail": str(),
-			"errors": js{"type": "object", "additionalProperties": arrayOf(str()), "description": "messages per field, for validation problems"},
-		}, "type", "title", "status", "detail"),
-	}
-}
-
 var pathVar = regexp.MustCompile(`\{([a-zA-Z]+)(:[^}]*)?\}`)
 
 // docPath turns a gorilla template into an OpenAPI path.

@@ -15,73 +15,6 @@ import (
 	"counsel/domain/user"
 )
 
-func userSchemas() map[string]js {
-	address := object(js{"address1": str(), "address2": str(), "suburb": str(), "state": str(), "postcode": str(), "country": str()},
-		"address1", "address2", "suburb", "state", "postcode", "country")
-	formatted := js{
-		"id": integer(), "email": str(), "firstName": str(), "lastName": str(),
-		"fullName":          strDesc("first name joined with last name"),
-		"billingRate":       described(number(), "hourly billing rate; set by the latest remuneration or by an edit"),
-		"profilePictureUrl": str(), "contactNumber": str(), "active": boolean(),
-		"office": nullable(ref("Office")), "isLegal": boolean(), "isStaff": boolean(), "address": ref("Address"),
-	}
-	formattedRequired := []string{"id", "email", "firstName", "lastName", "fullName", "billingRate", "profilePictureUrl",
-		"contactNumber", "active", "office", "isLegal", "isStaff", "address"}
-	userProps := js{}
-	for k, v := range formatted {
-		userProps[k] = v
-	}
-	userProps["admissionDate"] = nullable(dateTime())
-	userProps["pqy"] = described(nullable(number()), "post-qualification years now, less PQE adjustments; null without an admission date")
-	userProps["roles"] = arrayOf(ref("Role"))
-	userInput := func(required ...string) js {
-		return object(js{
-			"email": str(), "firstName": str(), "lastName": nullable(str()), "contactNumber": nullable(str()), "profilePictureUrl": nullable(str()),
-			"billingRate": numberInSchema(), "active": boolean(), "isLegal": boolean(), "isStaff": boolean(),
-			"officeId":      described(nullable(integer()), "null or 0 removes the office"),
-			"address":       described(nullable(ref("AddressInput")), "null empties the address"),
-			"admissionDate": described(nullable(dateInSchema()), "null removes it"),
-			"password":      strDesc("8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)"),
-			"roleIds":       described(arrayOf(integer()), "the roles held; absent: the default roles on creation, unchanged on edit"),
-		}, required...)
-	}
-	addressIn := described(object(js{"address1": nullable(str()), "address2": nullable(str()), "suburb": nullable(str()), "state": nullable(str()),
-		"postcode": nullable(str()), "country": nullable(str())}), "absent parts are empty")
-	return map[string]js{
-		"Address":      address,
-		"AddressInput": addressIn,
-		"Office": object(js{"id": integer(), "name": str(), "phone": str(), "website": str(), "active": boolean(), "address": ref("Address")},
-			"id", "name", "phone", "website", "active", "address"),
-		"OfficeInput": object(js{"name": str(), "phone": nullable(str()), "website": nullable(str()),
-			"active": described(boolean(), "default true"), "address": nullable(ref("AddressInput"))}),
-		"FormattedUser":     object(formatted, formattedRequired...),
-		"FormattedUserPage": pageSchema("FormattedUser"),
-		"User":              object(userProps, append(formattedRequired, "admissionDate", "pqy", "roles")...),
-		"UserCreateInput":   userInput("email", "firstName"),
-		"UserEditInput":     described(userInput(), "fields absent from the body keep their value"),
-		"CurrentUser": object(js{
-			"id": integer(), "email": str(), "contactNumber": str(), "firstName": str(), "lastName": str(), "profilePictureUrl": str(),
-			"hasActiveTimer": boolean(), "hasNotifications": boolean(), "hasActiveDocument": boolean(),
-			"hasIncompleteReviewRequest": boolean(), "hasUnacknowledgedCompletedReview": boolean(),
-			"invoicesAwaitingApproval": integer(), "invoicesReadyForProcessing": integer(),
-			"fteLoad":              described(number(), "from the latest remuneration; 0 when none"),
-			"billingRate":          described(number(), "from the latest remuneration; 0 when none"),
-			"billablePercentage":   described(number(), "from the latest remuneration; 0 when none"),
-			"pqy":                  described(number(), "post-qualification years now, less PQE adjustments; 0 without an admission date"),
-			"remunerationIncSuper": described(number(), "from the latest remuneration; 0 when none"),
-			"admissionDate":        nullable(dateTime()), "office": nullable(ref("Office")), "address": ref("Address"),
-		}, "id", "email", "contactNumber", "firstName", "lastName", "profilePictureUrl", "hasActiveTimer", "hasNotifications",
-			"hasActiveDocument", "hasIncompleteReviewRequest", "hasUnacknowledgedCompletedReview", "invoicesAwaitingApproval",
-			"invoicesReadyForProcessing", "fteLoad", "billingRate", "billablePercentage", "pqy", "remunerationIncSuper",
-			"admissionDate", "office", "address"),
-		"ChangePasswordInput": object(js{"id": described(integer(), "the user; absent or 0: the caller"), "password": strDesc("the new password, 8 to 128 characters"),
-			"email": js{"description": "ignored"}, "firstName": js{"description": "ignored"}, "lastName": js{"description": "ignored"},
-			"officeId": js{"description": "ignored"}, "address": js{"description": "ignored"}}, "password"),
-		"ReviewerChange":    object(js{"userIds": arrayOf(integer())}, "userIds"),
-		"OfferingReviewers": object(js{"offeringId": integer(), "userIds": described(arrayOf(integer()), "the offering's reviewers after the change")}, "offeringId", "userIds"),
-	}
-}
-
 // userFilterParams are the query parameters of the user filter.
 var userFilterParams = append([]param{
 	{"Active", boolean(), "only active (true) or inactive (false) users"},
@@ -108,33 +41,43 @@ func (s *server) userRoutes() []route {
 		{method: "GET", path: "/api/users/{id:[0-9]+}", access: authorized, handler: s.handleUser(),
 			op: op{summary: "One user with admission date, post-qualification years and roles", tag: "users", resp: ref("User"), errs: []int{404}}},
 		{method: "POST", path: "/api/users", access: perm(account.UsersCreate), handler: s.handleCreateUser(),
-			op: op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("UserCreateInput"), ok: 201, resp: ref("User"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("UserCreateIn"), ok: 201, resp: ref("User"), errs: []int{400, 404, 409}}},
 		{method: "PUT", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleUpdateUser(),
-			op: op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UserEditInput"), resp: ref("User"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UserIn"), resp: ref("User"), errs: []int{400, 404, 409}}},
 		{method: "DELETE", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersDelete), handler: s.handleDeleteUser(),
 			op: op{summary: "Soft-delete a user: no sign-in, sessions revoked, hidden from lists; records kept (409 for yourself or the last system administrator)",
 				tag: "users", ok: 204, errs: []int{404, 409}}},
 		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
 			op: op{summary: "Change your password, or another user's with UsersEdit; revokes that user's sessions", tag: "users",
-				body: ref("ChangePasswordInput"), errs: []int{400, 403, 404}}},
+				body: ref("ChangePasswordIn"), errs: []int{400, 403, 404}}},
 		{method: "GET", path: "/api/offices", access: authorized, handler: s.handleOffices(),
 			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("Office"))}},
 		{method: "GET", path: "/api/offices/{id:[0-9]+}", access: authorized, handler: s.handleOffice(),
 			op: op{summary: "One office", tag: "offices", resp: ref("Office"), errs: []int{404}}},
 		{method: "POST", path: "/api/offices", access: perm(account.OfficesEdit), handler: s.handleCreateOffice(),
-			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeInput"), ok: 201, resp: ref("Office"), errs: []int{400}}},
+			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeIn"), ok: 201, resp: ref("Office"), errs: []int{400}}},
 		{method: "PUT", path: "/api/offices/{id:[0-9]+}", access: perm(account.OfficesEdit), handler: s.handleUpdateOffice(),
-			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeInput"), resp: ref("Office"), errs: []int{400, 404}}},
+			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeIn"), resp: ref("Office"), errs: []int{400, 404}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/add", access: perm(account.OfferingsEdit), handler: s.handleReviewers(true),
-			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewerChange"),
+			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersIn"),
 				resp: ref("OfferingReviewers"), errs: []int{400, 404}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/remove", access: perm(account.OfferingsEdit), handler: s.handleReviewers(false),
-			op: op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewerChange"),
+			op: op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewersIn"),
 				resp: ref("OfferingReviewers"), errs: []int{400, 404}}},
 	}
 }
 
 // Output.
+
+// addressIn is an address of a request: absent parts are empty.
+type addressIn struct {
+	Address1 string `json:"address1"`
+	Address2 string `json:"address2"`
+	Suburb   string `json:"suburb"`
+	State    string `json:"state"`
+	Postcode string `json:"postcode"`
+	Country  string `json:"country"`
+}
 
 type addressDTO struct {
 	Address1 string `json:"address1"`
@@ -190,8 +133,8 @@ type formattedUserDTO struct {
 	Email             string      `json:"email"`
 	FirstName         string      `json:"firstName"`
 	LastName          string      `json:"lastName"`
-	FullName          string      `json:"fullName"`
-	BillingRate       json.Number `json:"billingRate"`
+	FullName          string      `json:"fullName" doc:"first name joined with last name"`
+	BillingRate       json.Number `json:"billingRate" doc:"hourly billing rate; set by the latest remuneration or by an edit"`
 	ProfilePictureURL string      `json:"profilePictureUrl"`
 	ContactNumber     string      `json:"contactNumber"`
 	Active            bool        `json:"active"`
@@ -210,7 +153,7 @@ func toFormattedUser(u user.User) formattedUserDTO {
 type userDTO struct {
 	formattedUserDTO
 	AdmissionDate *Time        `json:"admissionDate"`
-	PQY           *json.Number `json:"pqy"`
+	PQY           *json.Number `json:"pqy" doc:"post-qualification years now, less PQE adjustments; null without an admission date"`
 	Roles         []roleDTO    `json:"roles"`
 }
 
@@ -232,11 +175,11 @@ type currentUserDTO struct {
 	HasUnacknowledgedCompletedReview bool        `json:"hasUnacknowledgedCompletedReview"`
 	InvoicesAwaitingApproval         int         `json:"invoicesAwaitingApproval"`
 	InvoicesReadyForProcessing       int         `json:"invoicesReadyForProcessing"`
-	FTELoad                          json.Number `json:"fteLoad"`
-	BillingRate                      json.Number `json:"billingRate"`
-	BillablePercentage               json.Number `json:"billablePercentage"`
-	PQY                              json.Number `json:"pqy"`
-	RemunerationIncSuper             json.Number `json:"remunerationIncSuper"`
+	FTELoad                          json.Number `json:"fteLoad" doc:"from the latest remuneration; 0 when none"`
+	BillingRate                      json.Number `json:"billingRate" doc:"from the latest remuneration; 0 when none"`
+	BillablePercentage               json.Number `json:"billablePercentage" doc:"from the latest remuneration; 0 when none"`
+	PQY                              json.Number `json:"pqy" doc:"post-qualification years now, less PQE adjustments; 0 without an admission date"`
+	RemunerationIncSuper             json.Number `json:"remunerationIncSuper" doc:"from the latest remuneration; 0 when none"`
 	AdmissionDate                    *Time       `json:"admissionDate"`
 	Office                           *officeDTO  `json:"office"`
 	Address                          addressDTO  `json:"address"`
@@ -260,7 +203,7 @@ func toCurrentUser(p user.Profile) currentUserDTO {
 
 type offeringReviewersDTO struct {
 	OfferingID int64   `json:"offeringId"`
-	UserIDs    []int64 `json:"userIds"`
+	UserIDs    []int64 `json:"userIds" doc:"the offering's reviewers after the change"`
 }
 
 // Input.
@@ -388,7 +331,7 @@ func optBool(o Opt[bool], field string, f domain.FieldErrors) *bool {
 	return &o.V
 }
 
-func optAddress(o Opt[addressDTO]) *user.Address {
+func optAddress(o Opt[addressIn]) *user.Address {
 	if !o.Set {
 		return nil
 	}
@@ -397,20 +340,20 @@ func optAddress(o Opt[addressDTO]) *user.Address {
 }
 
 type userIn struct {
-	Email             Opt[string]     `json:"email"`
-	FirstName         Opt[string]     `json:"firstName"`
-	LastName          Opt[string]     `json:"lastName"`
-	ContactNumber     Opt[string]     `json:"contactNumber"`
-	ProfilePictureURL Opt[string]     `json:"profilePictureUrl"`
-	BillingRate       numberIn        `json:"billingRate"`
-	Active            Opt[bool]       `json:"active"`
-	IsLegal           Opt[bool]       `json:"isLegal"`
-	IsStaff           Opt[bool]       `json:"isStaff"`
-	OfficeID          Opt[int64]      `json:"officeId"`
-	Address           Opt[addressDTO] `json:"address"`
-	AdmissionDate     dateIn          `json:"admissionDate"`
-	Password          Opt[string]     `json:"password"`
-	RoleIDs           Opt[[]int64]    `json:"roleIds"`
+	Email             Opt[string]    `json:"email" required:"create"`
+	FirstName         Opt[string]    `json:"firstName"`
+	LastName          Opt[string]    `json:"lastName"`
+	ContactNumber     Opt[string]    `json:"contactNumber"`
+	ProfilePictureURL Opt[string]    `json:"profilePictureUrl"`
+	BillingRate       numberIn       `json:"billingRate"`
+	Active            Opt[bool]      `json:"active"`
+	IsLegal           Opt[bool]      `json:"isLegal"`
+	IsStaff           Opt[bool]      `json:"isStaff"`
+	OfficeID          Opt[int64]     `json:"officeId" doc:"null or 0 removes the office"`
+	Address           Opt[addressIn] `json:"address" doc:"null empties the address"`
+	AdmissionDate     dateIn         `json:"admissionDate" doc:"null removes it"`
+	Password          Opt[string]    `json:"password" doc:"8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)"`
+	RoleIDs           Opt[[]int64]   `json:"roleIds" doc:"the roles held; absent: the default roles on creation, unchanged on edit"`
 }
 
 // input converts the body, reporting values of the wrong kind by field.
@@ -568,14 +511,8 @@ func (s *server) handleDeleteUser() http.HandlerFunc {
 }
 
 func (s *server) handleChangePassword() http.HandlerFunc {
-	// Only id and password are read; the other fields of the spec's input
-	// are ignored, whatever their type.
-	type request struct {
-		ID       int64  `json:"id"`
-		Password string `json:"password"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in changePasswordIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
@@ -585,12 +522,29 @@ func (s *server) handleChangePassword() http.HandlerFunc {
 	}
 }
 
+// changePasswordIn is the spec's input of a password change: only id and
+// password are read; the other fields are ignored, whatever their type.
+type changePasswordIn struct {
+	ID        int64  `json:"id" doc:"the user; absent or 0: the caller"`
+	Password  string `json:"password" required:"true" doc:"the new password, 8 to 128 characters"`
+	Email     any    `json:"email" doc:"ignored"`
+	FirstName any    `json:"firstName" doc:"ignored"`
+	LastName  any    `json:"lastName" doc:"ignored"`
+	OfficeID  any    `json:"officeId" doc:"ignored"`
+	Address   any    `json:"address" doc:"ignored"`
+}
+
+// reviewersIn names the users whose permission to review changes.
+type reviewersIn struct {
+	UserIDs []int64 `json:"userIds" required:"true"`
+}
+
 type officeIn struct {
-	Name    Opt[string]     `json:"name"`
-	Phone   Opt[string]     `json:"phone"`
-	Website Opt[string]     `json:"website"`
-	Active  Opt[bool]       `json:"active"`
-	Address Opt[addressDTO] `json:"address"`
+	Name    Opt[string]    `json:"name"`
+	Phone   Opt[string]    `json:"phone"`
+	Website Opt[string]    `json:"website"`
+	Active  Opt[bool]      `json:"active" doc:"default true"`
+	Address Opt[addressIn] `json:"address"`
 }
 
 func (in officeIn) patch() (user.OfficePatch, error) {
@@ -656,16 +610,13 @@ func (s *server) handleUpdateOffice() http.HandlerFunc {
 
 // handleReviewers adds (add) or removes reviewers of an offering.
 func (s *server) handleReviewers(add bool) http.HandlerFunc {
-	type request struct {
-		UserIDs []int64 `json:"userIds"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, "id")
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		var in request
+		var in reviewersIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return

@@ -145,8 +145,8 @@ type Address struct {
 	Suburb   string `json:"suburb"`
 }
 
-// AddressInput absent parts are empty
-type AddressInput struct {
+// AddressIn defines model for AddressIn.
+type AddressIn struct {
 	Address1 *string `json:"address1,omitempty"`
 	Address2 *string `json:"address2,omitempty"`
 	Country  *string `json:"country,omitempty"`
@@ -157,6 +157,7 @@ type AddressInput struct {
 
 // Contract defines model for Contract.
 type Contract struct {
+	// Amount exact decimal, written with 2 decimals
 	Amount              *float64 `json:"amount"`
 	ClientId            *int64   `json:"clientId"`
 	Comments            string   `json:"comments"`
@@ -171,8 +172,12 @@ type Contract struct {
 	CreatedAt    time.Time `json:"createdAt"`
 
 	// Currency ISO 4217 code, upper case, or empty
-	Currency                    string     `json:"currency"`
-	DigitalContractId           *string    `json:"digitalContractId"`
+	Currency string `json:"currency"`
+
+	// DigitalContractId the signing template id; null for a non-digital contract
+	DigitalContractId *string `json:"digitalContractId"`
+
+	// DigitalContractSubmissionId the latest signing submission id
 	DigitalContractSubmissionId *string    `json:"digitalContractSubmissionId"`
 	EndDate                     *time.Time `json:"endDate"`
 	Id                          int64      `json:"id"`
@@ -260,8 +265,8 @@ type ContractStatus string
 // ContractType a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code
 type ContractType string
 
-// LoginRequest defines model for LoginRequest.
-type LoginRequest struct {
+// LoginIn defines model for LoginIn.
+type LoginIn struct {
 	Email string `json:"email"`
 
 	// Otp the code from get-otp
@@ -279,8 +284,8 @@ type Office struct {
 	Website string  `json:"website"`
 }
 
-// OtpRequest defines model for OtpRequest.
-type OtpRequest struct {
+// OtpIn defines model for OtpIn.
+type OtpIn struct {
 	Email string `json:"email"`
 }
 
@@ -299,7 +304,7 @@ type Problem struct {
 
 	// Errors messages per field, for validation problems
 	Errors *map[string][]string `json:"errors,omitempty"`
-	Status int64                `json:"status"`
+	Status int                  `json:"status"`
 	Title  string               `json:"title"`
 
 	// Type the kind of problem; one type per status
@@ -355,22 +360,22 @@ type User struct {
 	Roles             []Role   `json:"roles"`
 }
 
-// UserCreateInput defines model for UserCreateInput.
-type UserCreateInput struct {
+// UserCreateIn defines model for UserCreateIn.
+type UserCreateIn struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Address null empties the address
-	Address *AddressInput `json:"address,omitempty"`
+	Address *AddressIn `json:"address,omitempty"`
 
 	// AdmissionDate null removes it
-	AdmissionDate *UserCreateInput_AdmissionDate `json:"admissionDate,omitempty"`
-	BillingRate   *UserCreateInput_BillingRate   `json:"billingRate,omitempty"`
-	ContactNumber *string                        `json:"contactNumber,omitempty"`
-	Email         string                         `json:"email"`
-	FirstName     string                         `json:"firstName"`
-	IsLegal       *bool                          `json:"isLegal,omitempty"`
-	IsStaff       *bool                          `json:"isStaff,omitempty"`
-	LastName      *string                        `json:"lastName,omitempty"`
+	AdmissionDate *UserCreateIn_AdmissionDate `json:"admissionDate,omitempty"`
+	BillingRate   *UserCreateIn_BillingRate   `json:"billingRate,omitempty"`
+	ContactNumber *string                     `json:"contactNumber,omitempty"`
+	Email         string                      `json:"email"`
+	FirstName     string                      `json:"firstName"`
+	IsLegal       *bool                       `json:"isLegal,omitempty"`
+	IsStaff       *bool                       `json:"isStaff,omitempty"`
+	LastName      *string                     `json:"lastName,omitempty"`
 
 	// OfficeId null or 0 removes the office
 	OfficeId *int64 `json:"officeId,omitempty"`
@@ -383,39 +388,39 @@ type UserCreateInput struct {
 	RoleIds *[]int64 `json:"roleIds,omitempty"`
 }
 
-// UserCreateInputAdmissionDate0 defines model for UserCreateInput.AdmissionDate.0.
-type UserCreateInputAdmissionDate0 = time.Time
+// UserCreateInAdmissionDate0 defines model for UserCreateIn.AdmissionDate.0.
+type UserCreateInAdmissionDate0 = time.Time
 
-// UserCreateInputAdmissionDate1 defines model for UserCreateInput.AdmissionDate.1.
-type UserCreateInputAdmissionDate1 = openapi_types.Date
+// UserCreateInAdmissionDate1 defines model for UserCreateIn.AdmissionDate.1.
+type UserCreateInAdmissionDate1 = openapi_types.Date
 
-// UserCreateInput_AdmissionDate null removes it
-type UserCreateInput_AdmissionDate struct {
+// UserCreateIn_AdmissionDate null removes it
+type UserCreateIn_AdmissionDate struct {
 	union json.RawMessage
 }
 
-// UserCreateInputBillingRate0 defines model for UserCreateInput.BillingRate.0.
-type UserCreateInputBillingRate0 = float64
+// UserCreateInBillingRate0 defines model for UserCreateIn.BillingRate.0.
+type UserCreateInBillingRate0 = float64
 
-// UserCreateInputBillingRate1 defines model for UserCreateInput.BillingRate.1.
-type UserCreateInputBillingRate1 = string
+// UserCreateInBillingRate1 defines model for UserCreateIn.BillingRate.1.
+type UserCreateInBillingRate1 = string
 
-// UserCreateInput_BillingRate defines model for UserCreateInput.BillingRate.
-type UserCreateInput_BillingRate struct {
+// UserCreateIn_BillingRate defines model for UserCreateIn.BillingRate.
+type UserCreateIn_BillingRate struct {
 	union json.RawMessage
 }
 
 // PostApiAccountLoginJSONRequestBody defines body for PostApiAccountLogin for application/json ContentType.
-type PostApiAccountLoginJSONRequestBody = LoginRequest
+type PostApiAccountLoginJSONRequestBody = LoginIn
 
 // PostApiAccountLoginGetOtpJSONRequestBody defines body for PostApiAccountLoginGetOtp for application/json ContentType.
-type PostApiAccountLoginGetOtpJSONRequestBody = OtpRequest
+type PostApiAccountLoginGetOtpJSONRequestBody = OtpIn
 
 // PostApiContractsJSONRequestBody defines body for PostApiContracts for application/json ContentType.
 type PostApiContractsJSONRequestBody = ContractCreate
 
 // PostApiUsersJSONRequestBody defines body for PostApiUsers for application/json ContentType.
-type PostApiUsersJSONRequestBody = UserCreateInput
+type PostApiUsersJSONRequestBody = UserCreateIn
 
 // AsContractCreateAmount0 returns the union data inside the ContractCreate_Amount as a ContractCreateAmount0
 func (t ContractCreate_Amount) AsContractCreateAmount0() (ContractCreateAmount0, error) {
@@ -665,22 +670,22 @@ func (t *ContractCreate_StartDate) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// AsUserCreateInputAdmissionDate0 returns the union data inside the UserCreateInput_AdmissionDate as a UserCreateInputAdmissionDate0
-func (t UserCreateInput_AdmissionDate) AsUserCreateInputAdmissionDate0() (UserCreateInputAdmissionDate0, error) {
-	var body UserCreateInputAdmissionDate0
+// AsUserCreateInAdmissionDate0 returns the union data inside the UserCreateIn_AdmissionDate as a UserCreateInAdmissionDate0
+func (t UserCreateIn_AdmissionDate) AsUserCreateInAdmissionDate0() (UserCreateInAdmissionDate0, error) {
+	var body UserCreateInAdmissionDate0
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromUserCreateInputAdmissionDate0 overwrites any union data inside the UserCreateInput_AdmissionDate as the provided UserCreateInputAdmissionDate0
-func (t *UserCreateInput_AdmissionDate) FromUserCreateInputAdmissionDate0(v UserCreateInputAdmissionDate0) error {
+// FromUserCreateInAdmissionDate0 overwrites any union data inside the UserCreateIn_AdmissionDate as the provided UserCreateInAdmissionDate0
+func (t *UserCreateIn_AdmissionDate) FromUserCreateInAdmissionDate0(v UserCreateInAdmissionDate0) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeUserCreateInputAdmissionDate0 performs a merge with any union data inside the UserCreateInput_AdmissionDate, using the provided UserCreateInputAdmissionDate0
-func (t *UserCreateInput_AdmissionDate) MergeUserCreateInputAdmissionDate0(v UserCreateInputAdmissionDate0) error {
+// MergeUserCreateInAdmissionDate0 performs a merge with any union data inside the UserCreateIn_AdmissionDate, using the provided UserCreateInAdmissionDate0
+func (t *UserCreateIn_AdmissionDate) MergeUserCreateInAdmissionDate0(v UserCreateInAdmissionDate0) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -691,22 +696,22 @@ func (t *UserCreateInput_AdmissionDate) MergeUserCreateInputAdmissionDate0(v Use
 	return err
 }
 
-// AsUserCreateInputAdmissionDate1 returns the union data inside the UserCreateInput_AdmissionDate as a UserCreateInputAdmissionDate1
-func (t UserCreateInput_AdmissionDate) AsUserCreateInputAdmissionDate1() (UserCreateInputAdmissionDate1, error) {
-	var body UserCreateInputAdmissionDate1
+// AsUserCreateInAdmissionDate1 returns the union data inside the UserCreateIn_AdmissionDate as a UserCreateInAdmissionDate1
+func (t UserCreateIn_AdmissionDate) AsUserCreateInAdmissionDate1() (UserCreateInAdmissionDate1, error) {
+	var body UserCreateInAdmissionDate1
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromUserCreateInputAdmissionDate1 overwrites any union data inside the UserCreateInput_AdmissionDate as the provided UserCreateInputAdmissionDate1
-func (t *UserCreateInput_AdmissionDate) FromUserCreateInputAdmissionDate1(v UserCreateInputAdmissionDate1) error {
+// FromUserCreateInAdmissionDate1 overwrites any union data inside the UserCreateIn_AdmissionDate as the provided UserCreateInAdmissionDate1
+func (t *UserCreateIn_AdmissionDate) FromUserCreateInAdmissionDate1(v UserCreateInAdmissionDate1) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeUserCreateInputAdmissionDate1 performs a merge with any union data inside the UserCreateInput_AdmissionDate, using the provided UserCreateInputAdmissionDate1
-func (t *UserCreateInput_AdmissionDate) MergeUserCreateInputAdmissionDate1(v UserCreateInputAdmissionDate1) error {
+// MergeUserCreateInAdmissionDate1 performs a merge with any union data inside the UserCreateIn_AdmissionDate, using the provided UserCreateInAdmissionDate1
+func (t *UserCreateIn_AdmissionDate) MergeUserCreateInAdmissionDate1(v UserCreateInAdmissionDate1) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -717,32 +722,32 @@ func (t *UserCreateInput_AdmissionDate) MergeUserCreateInputAdmissionDate1(v Use
 	return err
 }
 
-func (t UserCreateInput_AdmissionDate) MarshalJSON() ([]byte, error) {
+func (t UserCreateIn_AdmissionDate) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *UserCreateInput_AdmissionDate) UnmarshalJSON(b []byte) error {
+func (t *UserCreateIn_AdmissionDate) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
 
-// AsUserCreateInputBillingRate0 returns the union data inside the UserCreateInput_BillingRate as a UserCreateInputBillingRate0
-func (t UserCreateInput_BillingRate) AsUserCreateInputBillingRate0() (UserCreateInputBillingRate0, error) {
-	var body UserCreateInputBillingRate0
+// AsUserCreateInBillingRate0 returns the union data inside the UserCreateIn_BillingRate as a UserCreateInBillingRate0
+func (t UserCreateIn_BillingRate) AsUserCreateInBillingRate0() (UserCreateInBillingRate0, error) {
+	var body UserCreateInBillingRate0
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromUserCreateInputBillingRate0 overwrites any union data inside the UserCreateInput_BillingRate as the provided UserCreateInputBillingRate0
-func (t *UserCreateInput_BillingRate) FromUserCreateInputBillingRate0(v UserCreateInputBillingRate0) error {
+// FromUserCreateInBillingRate0 overwrites any union data inside the UserCreateIn_BillingRate as the provided UserCreateInBillingRate0
+func (t *UserCreateIn_BillingRate) FromUserCreateInBillingRate0(v UserCreateInBillingRate0) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeUserCreateInputBillingRate0 performs a merge with any union data inside the UserCreateInput_BillingRate, using the provided UserCreateInputBillingRate0
-func (t *UserCreateInput_BillingRate) MergeUserCreateInputBillingRate0(v UserCreateInputBillingRate0) error {
+// MergeUserCreateInBillingRate0 performs a merge with any union data inside the UserCreateIn_BillingRate, using the provided UserCreateInBillingRate0
+func (t *UserCreateIn_BillingRate) MergeUserCreateInBillingRate0(v UserCreateInBillingRate0) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -753,22 +758,22 @@ func (t *UserCreateInput_BillingRate) MergeUserCreateInputBillingRate0(v UserCre
 	return err
 }
 
-// AsUserCreateInputBillingRate1 returns the union data inside the UserCreateInput_BillingRate as a UserCreateInputBillingRate1
-func (t UserCreateInput_BillingRate) AsUserCreateInputBillingRate1() (UserCreateInputBillingRate1, error) {
-	var body UserCreateInputBillingRate1
+// AsUserCreateInBillingRate1 returns the union data inside the UserCreateIn_BillingRate as a UserCreateInBillingRate1
+func (t UserCreateIn_BillingRate) AsUserCreateInBillingRate1() (UserCreateInBillingRate1, error) {
+	var body UserCreateInBillingRate1
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromUserCreateInputBillingRate1 overwrites any union data inside the UserCreateInput_BillingRate as the provided UserCreateInputBillingRate1
-func (t *UserCreateInput_BillingRate) FromUserCreateInputBillingRate1(v UserCreateInputBillingRate1) error {
+// FromUserCreateInBillingRate1 overwrites any union data inside the UserCreateIn_BillingRate as the provided UserCreateInBillingRate1
+func (t *UserCreateIn_BillingRate) FromUserCreateInBillingRate1(v UserCreateInBillingRate1) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeUserCreateInputBillingRate1 performs a merge with any union data inside the UserCreateInput_BillingRate, using the provided UserCreateInputBillingRate1
-func (t *UserCreateInput_BillingRate) MergeUserCreateInputBillingRate1(v UserCreateInputBillingRate1) error {
+// MergeUserCreateInBillingRate1 performs a merge with any union data inside the UserCreateIn_BillingRate, using the provided UserCreateInBillingRate1
+func (t *UserCreateIn_BillingRate) MergeUserCreateInBillingRate1(v UserCreateInBillingRate1) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -779,12 +784,12 @@ func (t *UserCreateInput_BillingRate) MergeUserCreateInputBillingRate1(v UserCre
 	return err
 }
 
-func (t UserCreateInput_BillingRate) MarshalJSON() ([]byte, error) {
+func (t UserCreateIn_BillingRate) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *UserCreateInput_BillingRate) UnmarshalJSON(b []byte) error {
+func (t *UserCreateIn_BillingRate) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
