@@ -1,16 +1,13 @@
 package http
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
@@ -34,44 +31,6 @@ func enumNames[T interface {
 
 func statusNames() []string { n, _ := enumNames(contract.AllStatuses()); return n }
 func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
-
-// contractInputSchemas are the request bodies the contract handlers read
-// field by field (fields), without a Go type to generate them from.
-func contractInputSchemas() map[string]js {
-	return map[string]js{
-		"ContractCreate": described(object(js{
-			"contractName":        strDesc("required, not blank, at most 200 characters"),
-			"contractDescription": nullable(strDesc("at most 20000 characters")),
-			"contractType":        described(nullable(coded(typeNames()...)), "default Other"),
-			"startDate":           nullable(dateInSchema()),
-			"endDate":             nullable(described(dateInSchema(), "not before startDate")),
-			"amount":              nullable(described(numberInSchema(), ">= 0, below 10^15; rounded half away from zero to 2 decimals")),
-			"currency":            nullable(strDesc("a 3-letter ISO 4217 code (upper-cased)")),
-			"comments":            nullable(strDesc("at most 20000 characters")),
-			"matterId":            nullable(integer()),
-			"clientId":            nullable(integer()),
-			"projectId":           nullable(integer()),
-		}, "contractName"), "The new contract. Its status is always Draft, whatever is sent; isSigned, the digital ids and the UUID are set by the service."),
-		"ContractEdit": described(object(js{
-			"contractName":        nullable(str()),
-			"contractDescription": nullable(str()),
-			"contractType":        nullable(coded(typeNames()...)),
-			"status":              described(coded(statusNames()...), "changed through the state machine: an illegal change is a 409 naming both statuses"),
-			"startDate":           nullable(dateInSchema()),
-			"endDate":             nullable(dateInSchema()),
-			"amount":              nullable(numberInSchema()),
-			"currency":            nullable(str()),
-			"comments":            nullable(str()),
-			"matterId":            nullable(integer()),
-			"clientId":            nullable(integer()),
-			"projectId":           nullable(integer()),
-		}), "Fields absent from the body keep their value; null clears a nullable field (text fields become empty). The rules of ContractCreate apply."),
-		"ContractStatusChange": object(js{
-			"ids":    described(arrayOf(integer()), "1 to 1000 contract ids"),
-			"status": coded(statusNames()...),
-		}, "ids", "status"),
-	}
-}
 
 // contractListParams documents the list filter (API-DECISIONS 5).
 var contractListParams = append([]param{
@@ -337,12 +296,7 @@ func (s *server) handleContract() http.HandlerFunc {
 
 func (s *server) handleCreateContract() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		fs, err := readFields(r)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		in, err := fs.contract()
+		in, err := decodeAs(r, contractIn.contract)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -362,12 +316,7 @@ func (s *server) handleUpdateContract() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		fs, err := readFields(r)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		e, err := fs.edit()
+		e, err := decodeAs(r, contractIn.edit)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -400,27 +349,12 @@ type statusResultDTO struct {
 
 func (s *server) handleChangeStatuses() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		fs, err := readFields(r)
+		in, err := decodeAs(r, statusChangeIn.statusChange)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		e := domain.FieldErrors{}
-		var ids []int64
-		if raw, ok := fs["ids"]; !ok || isNull(raw) {
-			e.Add("ids", "ids is required")
-		} else if err := json.Unmarshal(raw, &ids); err != nil {
-			e.Add("ids", "ids must be an array of integers")
-		}
-		status := fs.status(e)
-		if status == nil && e["status"] == nil {
-			e.Add("status", "status is required")
-		}
-		if err := invalid(e); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		res, err := s.svc.Contracts.ChangeStatuses(r.Context(), ids, *status)
+		res, err := s.svc.Contracts.ChangeStatuses(r.Context(), in.ids, in.status)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -493,240 +427,4 @@ func (s *server) handleContractHistory() http.HandlerFunc {
 		}
 		encode(w, http.StatusOK, newPage(items, count, offset))
 	}
-}
-
-// fields is a JSON object body by lower-cased field name, so names match
-// case-insensitively and absent fields can be told from null ones.
-type fields map[string]json.RawMessage
-
-// readFields decodes a JSON object body.
-func readFields(r *http.Request) (fields, error) {
-	var fs fields
-	if err := decode(r, &fs); err != nil {
-		return nil, err
-	}
-	return fs, nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler. It reads the members in
-// order, so that of two names differing only in case the last wins, as
-// encoding/json does for structs.
-func (fs *fields) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil { // the opening brace; decode checked it is one
-		return err
-	}
-	out := fields{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		out[strings.ToLower(key)] = raw
-	}
-	*fs = out
-	return nil
-}
-
-func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
-
-// text reads a string field: nil when absent, "" when null.
-func (fs fields) text(name string, e domain.FieldErrors) *string {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return nil
-	}
-	var s string
-	if !isNull(raw) {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			e.Add(name, name+" must be a string")
-			return nil
-		}
-	}
-	return &s
-}
-
-// enumRaw reads an enumeration given as its name or its integer code, as
-// text. present tells whether the field was sent; ok is false when it is
-// absent or null (the caller decides what null means).
-func (fs fields) enumRaw(name string) (v string, present, ok bool) {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok || isNull(raw) {
-		return "", ok, false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true, true
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-			return n.String(), true, true
-		}
-	}
-	return "\x00", true, true // neither a string nor an integer: never a valid value
-}
-
-// status reads the status field: nil when absent or null.
-func (fs fields) status(e domain.FieldErrors) *contract.Status {
-	v, _, ok := fs.enumRaw("status")
-	if !ok {
-		return nil
-	}
-	st, err := contract.ParseStatus(v)
-	if err != nil {
-		e.Add("status", domain.ErrorMessage(err))
-		return nil
-	}
-	return &st
-}
-
-// contractType reads the contractType field: nil when absent or null;
-// null reports a null.
-func (fs fields) contractType(e domain.FieldErrors) (t *contract.Type, null bool) {
-	v, present, ok := fs.enumRaw("contractType")
-	if !ok {
-		return nil, present
-	}
-	x, err := contract.ParseType(v)
-	if err != nil {
-		e.Add("contractType", domain.ErrorMessage(err))
-		return nil, false
-	}
-	return &x, false
-}
-
-// date reads a nullable date-time field.
-func (fs fields) date(name string, e domain.FieldErrors) contract.Optional[time.Time] {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return contract.Optional[time.Time]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[time.Time]{Set: true}
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		e.Add(name, name+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return contract.Optional[time.Time]{}
-	}
-	t, err := parseTime(s)
-	if err != nil {
-		e.Add(name, name+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return contract.Optional[time.Time]{}
-	}
-	return contract.Some(t)
-}
-
-// amount reads a nullable exact decimal given as a JSON number or a
-// numeric string; it never passes through a float.
-func (fs fields) amount(e domain.FieldErrors) contract.Optional[decimal.Decimal] {
-	raw, ok := fs["amount"]
-	if !ok {
-		return contract.Optional[decimal.Decimal]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[decimal.Decimal]{Set: true}
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			e.Add("amount", "amount must be a decimal number")
-			return contract.Optional[decimal.Decimal]{}
-		}
-		n = json.Number(strings.TrimSpace(s))
-	}
-	d, err := decimal.Parse(n.String())
-	if err != nil {
-		e.Add("amount", "amount must be a decimal number")
-		return contract.Optional[decimal.Decimal]{}
-	}
-	return contract.Some(d)
-}
-
-// id reads a nullable integer id.
-func (fs fields) id(name string, e domain.FieldErrors) contract.Optional[int64] {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return contract.Optional[int64]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[int64]{Set: true}
-	}
-	var n json.Number
-	// A quoted number is refused: ids are JSON integers.
-	if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
-		e.Add(name, name+" must be an integer")
-		return contract.Optional[int64]{}
-	}
-	v, err := strconv.ParseInt(n.String(), 10, 64)
-	if err != nil {
-		e.Add(name, name+" must be an integer")
-		return contract.Optional[int64]{}
-	}
-	return contract.Some(v)
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-// contract reads a create body. status, isSigned, the UUID and the
-// digital ids are not read: the service sets them.
-func (fs fields) contract() (contract.Contract, error) {
-	e := domain.FieldErrors{}
-	c := contract.Contract{
-		Name:        deref(fs.text("contractName", e)),
-		Description: deref(fs.text("contractDescription", e)),
-		Currency:    deref(fs.text("currency", e)),
-		Comments:    deref(fs.text("comments", e)),
-		StartDate:   fs.date("startDate", e).Value,
-		EndDate:     fs.date("endDate", e).Value,
-		Amount:      fs.amount(e).Value,
-		MatterID:    fs.id("matterId", e).Value,
-		ClientID:    fs.id("clientId", e).Value,
-		ProjectID:   fs.id("projectId", e).Value,
-	}
-	if t, _ := fs.contractType(e); t != nil {
-		c.Type = *t
-	}
-	return c, invalid(e)
-}
-
-// edit reads an update body.
-func (fs fields) edit() (contract.Edit, error) {
-	e := domain.FieldErrors{}
-	ed := contract.Edit{
-		Name:        fs.text("contractName", e),
-		Description: fs.text("contractDescription", e),
-		Currency:    fs.text("currency", e),
-		Comments:    fs.text("comments", e),
-		StartDate:   fs.date("startDate", e),
-		EndDate:     fs.date("endDate", e),
-		Amount:      fs.amount(e),
-		MatterID:    fs.id("matterId", e),
-		ClientID:    fs.id("clientId", e),
-		ProjectID:   fs.id("projectId", e),
-		Status:      fs.status(e),
-	}
-	t, null := fs.contractType(e)
-	if null {
-		e.Add("contractType", "contractType cannot be null")
-	}
-	ed.Type = t
-	if _, present, ok := fs.enumRaw("status"); present && !ok {
-		e.Add("status", "status cannot be null")
-	}
-	return ed, invalid(e)
 }

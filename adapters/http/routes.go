@@ -37,7 +37,7 @@ func (s *server) schemas() map[string]js {
 	if err != nil {
 		panic(err) // the types are static: a failure is a bug caught by tests
 	}
-	for _, m := range []map[string]js{enumerations(), contractInputSchemas()} {
+	for _, m := range []map[string]js{enumerations()} {
 		for k, v := range m {
 			all[k] = v
 		}

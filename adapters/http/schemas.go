@@ -72,6 +72,9 @@ func components() []component {
 		c("Contract", typeOf[contractDTO]()),
 		c("ContractListItem", typeOf[contractListDTO]()),
 		c("ContractListItemPage", typeOf[page[contractListDTO]]()),
+		c("ContractCreate", typeOf[contractIn](), "contractName"),
+		c("ContractEdit", typeOf[contractIn]()),
+		c("ContractStatusChange", typeOf[statusChangeIn]()),
 		c("ContractStatusResults", typeOf[statusResultsDTO]()),
 		c("ContractHistoryEntry", typeOf[historyDTO]()),
 		c("ContractHistoryEntryPage", typeOf[page[historyDTO]]()),
@@ -120,6 +123,10 @@ var (
 	numberInType = typeOf[numberIn]()
 	dateInType   = typeOf[dateIn]()
 	templateType = typeOf[templateIDIn]()
+	textType     = typeOf[textIn]()
+	codeType     = typeOf[codeIn]()
+	idType       = typeOf[idIn]()
+	idsType      = typeOf[idsIn]()
 )
 
 // isOpt tells the Opt[T] instances.
@@ -172,6 +179,15 @@ func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) 
 		case t == numberInType:
 			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(numberInSchema())}}
 			nullable = false
+		case t == textType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(str())}}
+		case t == idType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(integer())}}
+		case t == idsType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": arrayOf(integer())}}
+		case t == codeType:
+			values := map[string][]string{"ContractType": typeNames(), "ContractStatus": statusNames()}[tag.Get("names")]
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(coded(values...))}}
 		case t == templateType:
 			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": js{"anyOf": []any{integer(), str()}}}}
 		case t == dateInType:

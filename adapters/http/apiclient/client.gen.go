@@ -191,26 +191,33 @@ type Contract struct {
 	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
-// ContractCreate The new contract. Its status is always Draft, whatever is sent; isSigned, the digital ids and the UUID are set by the service.
+// ContractCreate defines model for ContractCreate.
 type ContractCreate struct {
 	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals
-	Amount              *ContractCreate_Amount `json:"amount,omitempty"`
-	ClientId            *int64                 `json:"clientId,omitempty"`
-	Comments            *string                `json:"comments,omitempty"`
-	ContractDescription *string                `json:"contractDescription,omitempty"`
+	Amount   *ContractCreate_Amount `json:"amount,omitempty"`
+	ClientId *int64                 `json:"clientId,omitempty"`
 
-	// ContractName required, not blank, at most 200 characters
-	ContractName string `json:"contractName"`
+	// Comments at most 20000 characters
+	Comments *string `json:"comments,omitempty"`
 
-	// ContractType default Other
+	// ContractDescription at most 20000 characters
+	ContractDescription *string `json:"contractDescription,omitempty"`
+	ContractName        string  `json:"contractName"`
+
+	// ContractType default Other; null is refused on a change
 	ContractType *ContractCreate_ContractType `json:"contractType,omitempty"`
-	Currency     *string                      `json:"currency,omitempty"`
+
+	// Currency a 3-letter ISO 4217 code (upper-cased)
+	Currency *string `json:"currency,omitempty"`
 
 	// EndDate not before startDate
 	EndDate   *ContractCreate_EndDate   `json:"endDate,omitempty"`
 	MatterId  *int64                    `json:"matterId,omitempty"`
 	ProjectId *int64                    `json:"projectId,omitempty"`
 	StartDate *ContractCreate_StartDate `json:"startDate,omitempty"`
+
+	// Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
+	Status *ContractCreate_Status `json:"status,omitempty"`
 }
 
 // ContractCreateAmount0 defines model for ContractCreate.Amount.0.
@@ -232,7 +239,7 @@ type ContractCreateContractType0 = string
 // ContractCreateContractType1 defines model for ContractCreate.ContractType.1.
 type ContractCreateContractType1 = int64
 
-// ContractCreate_ContractType default Other
+// ContractCreate_ContractType default Other; null is refused on a change
 type ContractCreate_ContractType struct {
 	union json.RawMessage
 }
@@ -256,6 +263,19 @@ type ContractCreateStartDate1 = openapi_types.Date
 
 // ContractCreate_StartDate defines model for ContractCreate.StartDate.
 type ContractCreate_StartDate struct {
+	union json.RawMessage
+}
+
+// ContractCreateStatus0 one of Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived (case-insensitive; spaces, - and _ ignored)
+//
+// Examples: Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived
+type ContractCreateStatus0 = string
+
+// ContractCreateStatus1 defines model for ContractCreate.Status.1.
+type ContractCreateStatus1 = int64
+
+// ContractCreate_Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
+type ContractCreate_Status struct {
 	union json.RawMessage
 }
 
@@ -666,6 +686,68 @@ func (t ContractCreate_StartDate) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ContractCreate_StartDate) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContractCreateStatus0 returns the union data inside the ContractCreate_Status as a ContractCreateStatus0
+func (t ContractCreate_Status) AsContractCreateStatus0() (ContractCreateStatus0, error) {
+	var body ContractCreateStatus0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContractCreateStatus0 overwrites any union data inside the ContractCreate_Status as the provided ContractCreateStatus0
+func (t *ContractCreate_Status) FromContractCreateStatus0(v ContractCreateStatus0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContractCreateStatus0 performs a merge with any union data inside the ContractCreate_Status, using the provided ContractCreateStatus0
+func (t *ContractCreate_Status) MergeContractCreateStatus0(v ContractCreateStatus0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsContractCreateStatus1 returns the union data inside the ContractCreate_Status as a ContractCreateStatus1
+func (t ContractCreate_Status) AsContractCreateStatus1() (ContractCreateStatus1, error) {
+	var body ContractCreateStatus1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContractCreateStatus1 overwrites any union data inside the ContractCreate_Status as the provided ContractCreateStatus1
+func (t *ContractCreate_Status) FromContractCreateStatus1(v ContractCreateStatus1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContractCreateStatus1 performs a merge with any union data inside the ContractCreate_Status, using the provided ContractCreateStatus1
+func (t *ContractCreate_Status) MergeContractCreateStatus1(v ContractCreateStatus1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContractCreate_Status) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContractCreate_Status) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
