@@ -1,33 +1,13 @@
 package http
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"sort"
 	"strings"
 
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
-	"counsel/domain/decimal"
 )
-
-// enumNames lists the values of an enumeration with their codes, for
-// schemas and messages: "Draft (1), ContractDesign (2), ...".
-func enumNames[T interface {
-	~int
-	String() string
-}](values []T) (names []string, described string) {
-	parts := make([]string, len(values))
-	for i, v := range values {
-		names = append(names, v.String())
-		parts[i] = fmt.Sprintf("%s (%d)", v, int(v))
-	}
-	return names, strings.Join(parts, ", ")
-}
 
 func statusNames() []string { n, _ := enumNames(contract.AllStatuses()); return n }
 func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
@@ -79,119 +59,6 @@ func (s *server) needContracts(h http.HandlerFunc) http.Handler {
 	return s.need(s.svc.Contracts != nil, "contracts are", h)
 }
 
-// need answers 501 in place of h when a module is not wired, so its
-// routes (and the API reference) exist in every configuration.
-func (s *server) need(available bool, what string, h http.HandlerFunc) http.Handler {
-	if available {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.failf(w, r, domain.ENOTIMPLEMENTED, "%s not available in this configuration", what)
-	})
-}
-
-type contractDTO struct {
-	ID                          int64        `json:"id"`
-	UUID                        string       `json:"contractUUId" doc:"UUID set on create"`
-	Name                        string       `json:"contractName"`
-	Description                 string       `json:"contractDescription"`
-	Type                        string       `json:"contractType" ref:"ContractType"`
-	Status                      string       `json:"status" ref:"ContractStatus"`
-	StartDate                   *Time        `json:"startDate"`
-	EndDate                     *Time        `json:"endDate"`
-	Amount                      *json.Number `json:"amount" doc:"exact decimal, written with 2 decimals"`
-	Currency                    string       `json:"currency" doc:"ISO 4217 code, upper case, or empty"`
-	IsSigned                    bool         `json:"isSigned"`
-	Comments                    string       `json:"comments"`
-	MatterID                    *int64       `json:"matterId"`
-	ClientID                    *int64       `json:"clientId"`
-	ProjectID                   *int64       `json:"projectId"`
-	DigitalContractID           *string      `json:"digitalContractId" doc:"the signing template id; null for a non-digital contract"`
-	DigitalContractSubmissionID *string      `json:"digitalContractSubmissionId" doc:"the latest signing submission id"`
-	CreatedAt                   Time         `json:"createdAt"`
-	UpdatedAt                   Time         `json:"updatedAt"`
-}
-
-type contractListDTO struct {
-	ID        int64        `json:"id"`
-	UUID      string       `json:"contractUUId"`
-	Name      string       `json:"contractName"`
-	Type      string       `json:"contractType" ref:"ContractType"`
-	Status    string       `json:"status" ref:"ContractStatus"`
-	StartDate *Time        `json:"startDate"`
-	EndDate   *Time        `json:"endDate"`
-	Amount    *json.Number `json:"amount"`
-	Currency  string       `json:"currency"`
-	IsSigned  bool         `json:"isSigned"`
-	IsDigital bool         `json:"isDigital" doc:"true when the contract has a digitalContractId"`
-	MatterID  *int64       `json:"matterId"`
-	ClientID  *int64       `json:"clientId"`
-	ProjectID *int64       `json:"projectId"`
-	UpdatedAt Time         `json:"updatedAt"`
-}
-
-// optMoney writes an optional amount with exactly two decimals, as a
-// JSON number.
-func optMoney(d *decimal.Decimal) *json.Number {
-	if d == nil {
-		return nil
-	}
-	n := money(*d)
-	return &n
-}
-
-// nonEmpty writes "" as null.
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func toContract(c contract.Contract) contractDTO {
-	return contractDTO{
-		ID: c.ID, UUID: c.UUID, Name: c.Name, Description: c.Description, Type: c.Type.String(), Status: c.Status.String(),
-		StartDate: timePtr(c.StartDate), EndDate: timePtr(c.EndDate), Amount: optMoney(c.Amount), Currency: c.Currency,
-		IsSigned: c.IsSigned, Comments: c.Comments, MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
-		DigitalContractID: nonEmpty(c.DigitalContractID), DigitalContractSubmissionID: nonEmpty(c.DigitalContractSubmissionID),
-		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
-	}
-}
-
-func toContractListItem(c contract.Contract) contractListDTO {
-	return contractListDTO{
-		ID: c.ID, UUID: c.UUID, Name: c.Name, Type: c.Type.String(), Status: c.Status.String(),
-		StartDate: timePtr(c.StartDate), EndDate: timePtr(c.EndDate), Amount: optMoney(c.Amount), Currency: c.Currency,
-		IsSigned: c.IsSigned, IsDigital: c.IsDigital(), MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
-		UpdatedAt: Time(c.UpdatedAt),
-	}
-}
-
-// queryEnum reads a repeatable enumeration parameter, whose values may
-// also be comma-separated. An unknown value names the parameter and the
-// accepted values.
-func queryEnum[T interface {
-	~int
-	String() string
-}](q url.Values, name string, all []T, parse func(string) (T, error), f domain.FieldErrors) []T {
-	var out []T
-	for _, v := range q[strings.ToLower(name)] {
-		for _, part := range strings.Split(v, ",") {
-			if strings.TrimSpace(part) == "" {
-				continue
-			}
-			x, err := parse(part)
-			if err != nil {
-				_, accepted := enumNames(all)
-				f.Add(name, name+" must be one of "+accepted)
-				return nil
-			}
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // contractFilter reads the list filter from the query.
 func contractFilter(r *http.Request) (contract.Filter, error) {
 	q := query(r)
@@ -231,35 +98,6 @@ func contractFilter(r *http.Request) (contract.Filter, error) {
 		return f, err
 	}
 	return f, detailed(f.Validate())
-}
-
-// detailed gives a validation error from the domain the detail of its
-// field messages, like invalid.
-func detailed(err error) error {
-	var de *domain.Error
-	if errors.As(err, &de) && de.Code == domain.EINVALID && len(de.Fields) > 0 {
-		return invalid(de.Fields)
-	}
-	return err
-}
-
-// invalid is the 400 of field errors found by the adapter, whose detail
-// repeats the messages so a client that reads only detail learns what is
-// wrong (for instance which values an enumeration accepts).
-func invalid(e domain.FieldErrors) error {
-	if len(e) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(e))
-	for k := range e {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var msgs []string
-	for _, k := range names {
-		msgs = append(msgs, e[k]...)
-	}
-	return &domain.Error{Code: domain.EINVALID, Message: strings.Join(msgs, "; "), Fields: e}
 }
 
 func (s *server) handleContracts() http.HandlerFunc {
@@ -336,17 +174,6 @@ func (s *server) handleDeleteContract() http.HandlerFunc {
 	}
 }
 
-type statusResultsDTO struct {
-	Results []statusResultDTO `json:"results"`
-}
-
-type statusResultDTO struct {
-	ID     int64   `json:"id"`
-	OK     bool    `json:"ok"`
-	Status *string `json:"status" ref:"ContractStatus" doc:"the contract's status afterwards; null for an unknown id"`
-	Error  *string `json:"error" doc:"why the change was refused; null when ok"`
-}
-
 func (s *server) handleChangeStatuses() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		in, err := decodeAs(r, statusChangeIn.statusChange)
@@ -373,34 +200,6 @@ func (s *server) handleChangeStatuses() http.HandlerFunc {
 		}
 		encode(w, http.StatusOK, statusResultsDTO{Results: out})
 	}
-}
-
-type historyDTO struct {
-	ID          int64   `json:"id"`
-	Action      string  `json:"action" ref:"ContractAction"`
-	FromStatus  *string `json:"fromStatus" ref:"ContractStatus"`
-	ToStatus    *string `json:"toStatus" ref:"ContractStatus"`
-	ActorUserID *int64  `json:"actorUserId" doc:"the user who acted; null for the system or the signing provider"`
-	ActorName   string  `json:"actorName" doc:"the user's name at the time, \"system\" (expiry sweep) or \"signing provider\""`
-	At          Time    `json:"at"`
-	Details     string  `json:"details"`
-}
-
-func statusPtr(s contract.Status) *string {
-	if !s.Valid() {
-		return nil
-	}
-	return nonEmpty(s.String())
-}
-
-func toHistory(e contract.AuditEntry) historyDTO {
-	d := historyDTO{ID: e.ID, Action: string(e.Action), FromStatus: statusPtr(e.From), ToStatus: statusPtr(e.To),
-		ActorName: e.ActorName, At: Time(e.At), Details: e.Details}
-	if e.Actor == contract.ActorUser && e.ActorUserID != 0 {
-		id := e.ActorUserID
-		d.ActorUserID = &id
-	}
-	return d
 }
 
 func (s *server) handleContractHistory() http.HandlerFunc {
