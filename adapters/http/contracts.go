@@ -51,7 +51,7 @@ func (s *server) contractRoutes() []route {
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/history", access: perm(account.ContractView), handler: h(s.handleContractHistory()),
 			op: op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: pageOf("ContractHistoryEntry"), errs: []int{400, 404}}},
 	}
-	return append(rs, s.contractDocumentRoutes()...)
+	return optionalModule(append(rs, s.contractDocumentRoutes()...))
 }
 
 // needContracts answers 501 when the service has no contract module.

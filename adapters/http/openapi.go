@@ -370,8 +370,8 @@ func responses(rt route) js {
 	if len(o.params) > 0 {
 		codes = append(codes, http.StatusBadRequest)
 	}
-	if strings.HasPrefix(rt.path, "/api/") {
-		codes = append(codes, http.StatusNotImplemented) // the module is not wired
+	if rt.module {
+		codes = append(codes, http.StatusNotImplemented)
 	}
 	codes = append(codes, http.StatusInternalServerError)
 	sort.Ints(codes)

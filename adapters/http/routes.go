@@ -10,6 +10,7 @@ type route struct {
 	access  access
 	limited bool  // the per-address limit of public sign-in routes applies
 	maxBody int64 // 0: Options.MaxBody
+	module  bool  // the module may be left unwired: the route then answers 501
 	handler http.Handler
 	op      op
 }
@@ -27,6 +28,14 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
+	return rs
+}
+
+// optionalModule marks routes whose module may be left unwired (need).
+func optionalModule(rs []route) []route {
+	for i := range rs {
+		rs[i].module = true
+	}
 	return rs
 }
 

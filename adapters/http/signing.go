@@ -36,7 +36,7 @@ func signingWebhookSchema() js {
 func (s *server) signingRoutes() []route {
 	h := s.needSigning
 	const tag = "signing"
-	return []route{
+	return optionalModule([]route{
 		{method: "POST", path: "/api/contracts/signing/{id:[0-9]+}/submitForSigning", access: perm(account.ContractEdit), handler: h(s.handleSubmitForSigning()),
 			op: op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
 				tag: tag, body: ref("SigningSubmitForSigningIn"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
@@ -54,7 +54,7 @@ func (s *server) signingRoutes() []route {
 		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
 			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). 401 for a missing, wrong or stale X-Docuseal-Signature, and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
 				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
-	}
+	})
 }
 
 // needSigning answers 501 when the service has no signing module.

@@ -1549,8 +1549,6 @@ type PostApiAccountLoginResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
-	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostApiAccountLoginResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1587,11 +1585,6 @@ func (r PostApiAccountLoginResponse) GetApplicationproblemJSON429() *Problem {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PostApiAccountLoginResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON501() *Problem {
-	return r.ApplicationproblemJSON501
 }
 
 // GetBody returns the raw response body bytes
@@ -1646,8 +1639,6 @@ type PostApiAccountLoginGetOtpResponse struct {
 	ApplicationproblemJSON429 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
-	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostApiAccountLoginGetOtpResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -1677,11 +1668,6 @@ func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON429() *Probl
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON501() *Problem {
-	return r.ApplicationproblemJSON501
 }
 
 // GetBody returns the raw response body bytes
@@ -1922,8 +1908,6 @@ type PostApiUsersResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
-	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *PostApiUsersResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1968,11 +1952,6 @@ func (r PostApiUsersResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r PostApiUsersResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
-}
-
-// GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON501() *Problem {
-	return r.ApplicationproblemJSON501
 }
 
 // GetBody returns the raw response body bytes
@@ -2195,13 +2174,6 @@ func ParsePostApiAccountLoginResponse(rsp *http.Response) (*PostApiAccountLoginR
 		}
 		response.ApplicationproblemJSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON501 = &dest
-
 	}
 
 	switch {
@@ -2288,13 +2260,6 @@ func ParsePostApiAccountLoginGetOtpResponse(rsp *http.Response) (*PostApiAccount
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON501 = &dest
 
 	}
 
@@ -2558,13 +2523,6 @@ func ParsePostApiUsersResponse(rsp *http.Response) (*PostApiUsersResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest Problem
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.ApplicationproblemJSON501 = &dest
 
 	}
 
