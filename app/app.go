@@ -27,6 +27,7 @@ import (
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
+	"counsel/adapters/totp"
 	"counsel/app/accounts"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
@@ -145,6 +146,11 @@ func (a *App) wire(ctx context.Context) error {
 	case "smtp":
 		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
 	}
+	totpStore := sqlite.NewTOTPStore(a.db)
+	vault, err := newVault(ctx, totpStore, cfg)
+	if err != nil {
+		return err
+	}
 	idp, linker, err := a.identityProvider(ctx)
 	if err != nil {
 		return err
@@ -158,6 +164,7 @@ func (a *App) wire(ctx context.Context) error {
 		Delivery: cfg.OTPDelivery,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
+		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
 		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
@@ -165,7 +172,7 @@ func (a *App) wire(ctx context.Context) error {
 	roleStore := sqlite.NewRoleStore(a.db)
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: sqlite.NewUserStore(a.db), Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(sqlite.NewRemunerationStore(a.db))
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -175,6 +182,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	a.handler = httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
+		TOTP:          a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,
@@ -191,6 +199,16 @@ func (a *App) wire(ctx context.Context) error {
 		Version:        cfg.Version,
 	})
 	return nil
+}
+
+// newVault opens the authenticator-app vault under its key, which is
+// made on first start and kept in a table of its own.
+func newVault(ctx context.Context, store ports.TOTPStore, cfg Config) (*totp.Vault, error) {
+	key, err := store.TOTPKey(ctx, func() ([]byte, error) { return randomBytes(cfg.Rand, totp.KeySize) })
+	if err != nil {
+		return nil, fmt.Errorf("totp key: %w", err)
+	}
+	return totp.NewVault(key, cfg.Rand)
 }
 
 // identityProvider builds the OpenID Connect provider and the linker of

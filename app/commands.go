@@ -78,6 +78,30 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 	})
 }
 
+// ResetTOTP removes a user's authenticator app from the command line,
+// for an administrator who lost the phone and the recovery codes, and
+// revokes the user's sessions. The user signs in with an emailed code
+// again. It reports whether an app was enrolled.
+func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	id, err := sqlite.NewAccountStore(db).UserIDByEmail(ctx, email)
+	if err != nil {
+		return false, fmt.Errorf("no user has the email %q", email)
+	}
+	had := false
+	err = sqlite.NewTOTPStore(db).UpdateTOTP(ctx, id, func(st *account.TOTPAccount) error {
+		had = st.TOTP != nil
+		st.TOTP = nil
+		st.RevokeSessions = true
+		return nil
+	})
+	return had, err
+}
+
 // Backup writes a consistent copy of the database at path to dest, also
 // while a server is writing to it.
 func Backup(ctx context.Context, path, dest string) error {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"counsel/adapters/argon2"
 	"counsel/ports"
@@ -44,6 +45,7 @@ type Config struct {
 	LockoutDuration   time.Duration
 	AuthRateLimit     int
 	HashConcurrency   int
+	TOTPIssuer        string
 
 	SMTPAddr     string
 	SMTPFrom     string
@@ -162,6 +164,7 @@ func settings() []setting {
 		{"COUNSEL_LOCKOUT_DURATION", "15m", "how long a locked account stays locked", dur(func(c *Config) *time.Duration { return &c.LockoutDuration })},
 		{"COUNSEL_AUTH_RATE_LIMIT", "30", "requests a minute per client address on public sign-in routes; 0 off", num(func(c *Config) *int { return &c.AuthRateLimit })},
 		{"COUNSEL_HASH_CONCURRENCY", "0", "password hashes computed at once (19 MiB each); 0: one per CPU", num(func(c *Config) *int { return &c.HashConcurrency })},
+		{"COUNSEL_TOTP_ISSUER", "Counsel", "issuer name authenticator apps show", str(func(c *Config) *string { return &c.TOTPIssuer })},
 		{"COUNSEL_SMTP_ADDR", "", "SMTP relay host:port", str(func(c *Config) *string { return &c.SMTPAddr })},
 		{"COUNSEL_SMTP_FROM", "", "sender address of emails", str(func(c *Config) *string { return &c.SMTPFrom })},
 		{"COUNSEL_SMTP_USERNAME", "", "SMTP user; empty: no authentication", str(func(c *Config) *string { return &c.SMTPUsername })},
@@ -279,6 +282,10 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("COUNSEL_OTP_DELIVERY must be response, log or smtp")
+	}
+	if n := utf8.RuneCountInString(c.TOTPIssuer); n < 1 || n > 100 || strings.Contains(c.TOTPIssuer, ":") {
+		// The colon separates issuer and account in an otpauth label.
+		bad("COUNSEL_TOTP_ISSUER must be 1 to 100 characters without a colon")
 	}
 	if c.LockoutThreshold > 0 && c.LockoutDuration <= 0 {
 		bad("COUNSEL_LOCKOUT_DURATION must be positive when lockout is on")

@@ -69,6 +69,9 @@ func TestLoadConfig(t *testing.T) {
 		{"proxy", map[string]string{"COUNSEL_TRUSTED_PROXIES": "proxy.local"}, "COUNSEL_TRUSTED_PROXIES"},
 		{"oidc half", map[string]string{"COUNSEL_OIDC_ISSUER": "https://accounts.google.com"}, "COUNSEL_OIDC_CLIENT_ID"},
 		{"short admin password", map[string]string{"COUNSEL_ADMIN_PASSWORD": "short"}, "COUNSEL_ADMIN_PASSWORD"},
+		{"totp issuer with a colon", map[string]string{"COUNSEL_TOTP_ISSUER": "Smith: Law"}, "COUNSEL_TOTP_ISSUER"},
+		{"blank totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": "  "}, "COUNSEL_TOTP_ISSUER"},
+		{"long totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": strings.Repeat("x", 101)}, "COUNSEL_TOTP_ISSUER"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

@@ -9,9 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"counsel/app"
 	"counsel/app/apptest"
+
+	"github.com/pquerna/otp/totp"
 )
 
 // curlCommand is one curl line of a README walkthrough.
@@ -32,6 +35,7 @@ var (
 	curlJQ     = regexp.MustCompile(`jq -r \.(\w+)`)
 	curlSed    = regexp.MustCompile(`sed 's/\.\*"(\w+)"`)
 	curlVar    = regexp.MustCompile(`\$([A-Z_]+)`)
+	curlOTP    = regexp.MustCompile(`"otp":"[0-9]{6}"`)
 )
 
 // readmeCurls returns the curl commands of the README's sh blocks, in
@@ -116,7 +120,9 @@ func parseCurl(t *testing.T, line string, vars map[string]string) curlCommand {
 		w := words[i]
 		next := func() string { i++; return unquote(words[i], vars) }
 		switch w {
-		case "-s", "-si", "-OJ", "-s -OJ":
+		case "-s", "-si", "-OJ":
+		case ">": // the answer saved to a file: the test keeps it anyway
+			i++
 		case "-G":
 			c.method = "GET"
 		case "-X":
@@ -166,8 +172,19 @@ func TestREADMEWalkthroughs(t *testing.T) {
 			r, ctype = contractMultipart("file", c.file, bytes.NewReader(contractPDF()))
 			body = r
 		case c.body != "":
-			// The examples show a code from an earlier answer.
-			b := strings.ReplaceAll(c.body, `"otp":"795949"`, `"otp":"`+vars["OTP"]+`"`)
+			// The examples show a code from an earlier answer, or from
+			// the authenticator app once one is enrolled.
+			b := curlOTP.ReplaceAllStringFunc(c.body, func(string) string {
+				if vars["SECRET"] == "" {
+					return `"otp":"` + vars["OTP"] + `"`
+				}
+				s.Clock.Advance(31 * time.Second) // a new step: a code is good once
+				code, err := totp.GenerateCode(vars["SECRET"], s.Clock.Now())
+				if err != nil {
+					t.Fatalf("README: totp code: %v", err)
+				}
+				return `"otp":"` + code + `"`
+			})
 			if !json.Valid([]byte(b)) {
 				t.Fatalf("README: the body of %s is not JSON: %s", line, b)
 			}
@@ -198,6 +215,9 @@ func TestREADMEWalkthroughs(t *testing.T) {
 		}
 		if otp, ok := m["otp"].(string); ok {
 			vars["OTP"] = otp
+		}
+		if secret, ok := m["secret"].(string); ok {
+			vars["SECRET"] = secret
 		}
 		if c.assign != "" {
 			v, _ := m[c.field].(string)

@@ -89,6 +89,7 @@ func TestUsersAccess(t *testing.T) {
 		{"POST", "/api/users", map[string]any{"email": "x@example.com", "firstName": "X"}, account.UsersCreate, false},
 		{"PUT", "/api/users/" + uid, map[string]any{"lastName": "Y"}, account.UsersEdit, false},
 		{"POST", "/api/users/changepassword", map[string]any{"id": target.ID, "password": "new-password-1"}, account.UsersEdit, false},
+		{"DELETE", "/api/users/" + uid + "/totp", nil, account.UsersEdit, false},
 		{"POST", "/api/offices", map[string]any{"name": "Perth"}, account.OfficesEdit, false},
 		{"PUT", "/api/offices/1", map[string]any{"name": "Perth"}, account.OfficesEdit, false},
 		{"PUT", "/api/offerings/3/reviewers/add", map[string]any{"userIds": []int64{target.ID}}, account.OfferingsEdit, false},
@@ -691,6 +692,7 @@ func TestAdministratorsAreNotTakenOver(t *testing.T) {
 		body               any
 	}{
 		{"password of an administrator", "POST", "/api/users/changepassword", map[string]any{"id": 1, "password": "taken-over-1"}},
+		{"authenticator app of an administrator", "DELETE", "/api/users/1/totp", nil},
 		{"edit an administrator", "PUT", "/api/users/1", map[string]any{"email": "mine@example.com"}},
 		{"give oneself the admin role", "POST", fmt.Sprintf("/api/users/%d/roles/%d", editorID, adminRole), nil},
 		{"take the admin role", "DELETE", fmt.Sprintf("/api/users/1/roles/%d", adminRole), nil},

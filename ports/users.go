@@ -124,6 +124,11 @@ type UserService interface {
 	// another's with UsersEdit. id 0 means the caller. EINVALID,
 	// EFORBIDDEN, ENOTFOUND.
 	ChangePassword(ctx context.Context, id int64, password string) error
+	// ResetTOTP removes a user's authenticator-app enrolment and revokes
+	// the user's sessions (UsersEdit; only a system administrator may reset
+	// another system administrator, as for passwords). EFORBIDDEN,
+	// ENOTFOUND; no error when the user has no enrolment.
+	ResetTOTP(ctx context.Context, id int64) error
 
 	// Offices lists every office (any caller).
 	Offices(ctx context.Context) ([]user.Office, error)

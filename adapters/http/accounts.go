@@ -42,7 +42,7 @@ type otpResult struct {
 type loginIn struct {
 	Email    string `json:"email" required:"true"`
 	Password string `json:"password" required:"true"`
-	OTP      string `json:"otp" required:"true" doc:"the code from get-otp"`
+	OTP      string `json:"otp" required:"true" doc:"the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code"`
 }
 
 type idpLoginIn struct {

@@ -21,6 +21,7 @@ func (s *server) routeTable() []route {
 	var rs []route
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
+	rs = append(rs, s.totpRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)

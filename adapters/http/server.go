@@ -38,6 +38,8 @@ type Services struct {
 	// Signing is digital signing of contracts and the provider's webhook
 	// (signing.go).
 	Signing ports.SigningService
+	// TOTP is the caller's authenticator-app enrolment (totp.go).
+	TOTP ports.TOTPService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 }

@@ -46,6 +46,9 @@ func (s *server) userRoutes() []route {
 		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
 			op: op{summary: "Change your password, or another user's with UsersEdit; revokes that user's sessions", tag: "users",
 				body: ref("ChangePasswordIn"), errs: []int{400, 403, 404}}},
+		{method: "DELETE", path: "/api/users/{id:[0-9]+}/totp", access: perm(account.UsersEdit), handler: s.handleResetTOTP(),
+			op: op{summary: "Remove a user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; 204 also when none was enrolled)",
+				tag: "users", ok: 204, errs: []int{403, 404, 501}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/add", access: perm(account.OfferingsEdit), handler: s.handleReviewers(true),
 			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersIn"),
 				resp: ref("OfferingReviewers"), errs: []int{400, 404}}},
@@ -181,6 +184,16 @@ func (s *server) handleDeleteUser() http.HandlerFunc {
 		id, err := pathID(r, "id")
 		if err == nil {
 			err = s.svc.Users.DeleteUser(r.Context(), id)
+		}
+		s.reply(w, r, http.StatusNoContent, nil, err)
+	}
+}
+
+func (s *server) handleResetTOTP() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err == nil {
+			err = s.svc.Users.ResetTOTP(r.Context(), id)
 		}
 		s.reply(w, r, http.StatusNoContent, nil, err)
 	}

@@ -21,13 +21,14 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until
+const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
+	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
 	FROM users WHERE email = ? AND deleted_at IS NULL`
 
 func scanCredentials(row *sql.Row) (account.Credentials, error) {
 	var c account.Credentials
 	var locked int64
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked)
+	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, notFound("user")
 	}
@@ -107,18 +108,23 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 			return err
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
+		if c.TOTPEnabled {
+			if st.TOTP, err = scanTOTP(tx.QueryRowContext(ctx, totpSQL, userID)); err != nil {
+				return err
+			}
+		}
 		if err := fn(&st); err != nil {
 			return err
 		}
-		var locked int64
-		if !st.Credentials.LockedUntil.IsZero() {
-			locked = ms(st.Credentials.LockedUntil)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`,
-			st.Credentials.FailedLogins, locked, userID); err != nil {
+		if err := saveCounters(ctx, tx, userID, st.Credentials); err != nil {
 			return err
 		}
-		if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
+		if st.TOTP != nil {
+			// The step used and a spent recovery code commit with the session.
+			if err := saveTOTP(ctx, tx, userID, st.TOTP); err != nil {
+				return err
+			}
+		} else if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
 			return err
 		}
 		if st.NewSession != nil {
@@ -126,6 +132,16 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		return nil
 	})
+}
+
+// saveCounters writes a user's sign-in failure count and lock.
+func saveCounters(ctx context.Context, tx *sql.Tx, userID int64, c account.Credentials) error {
+	var locked int64
+	if !c.LockedUntil.IsZero() {
+		locked = ms(c.LockedUntil)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`, c.FailedLogins, locked, userID)
+	return err
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {

@@ -58,6 +58,11 @@ type Deps struct {
 	Rand   io.Reader     // nil: crypto/rand
 	NewID  func() string // session and token ids
 	Logger *slog.Logger
+
+	// TOTP, Vault and TOTPStore are authenticator apps (totp.go).
+	TOTP      ports.TOTP
+	TOTPStore ports.TOTPStore
+	Vault     ports.TOTPVault
 }
 
 // IdentityLinker finds or provisions the local user of an external identity.
@@ -141,8 +146,14 @@ func (s *Service) RequestOTP(ctx context.Context, email string) (account.OTPResu
 		res.Status = false
 		return res, nil
 	}
+	// A user whose second factor is an app gets no code in any mode, so
+	// the app is the only second factor (API-DECISIONS 9).
+	if creds.TOTPEnabled {
+		eligible = false
+	}
 	// Outside response mode unknown emails are throttled like known ones,
 	// so a 429 does not tell whether an account exists; they get no code.
+	// App users are throttled the same way.
 	var code string
 	var hash []byte
 	if eligible {
@@ -217,9 +228,17 @@ func (s *Service) Login(ctx context.Context, email, password, otp string) (accou
 		return account.Tokens{}, err
 	}
 	session := s.newSession(creds.UserID, account.MethodPassword, now)
-	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, strings.TrimSpace(otp))}
+	code := strings.TrimSpace(otp)
+	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
 	success := false
 	err = s.d.Store.Login(ctx, creds.UserID, email, func(st *account.LoginState) error {
+		if st.TOTP.Enabled() {
+			a, err := s.totpAttempt(creds.UserID, st.TOTP, code)
+			if err != nil {
+				return err
+			}
+			in.TOTP = a
+		}
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
 		}

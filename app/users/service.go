@@ -31,6 +31,8 @@ type Deps struct {
 	// Access is told when who may do what changes (users deleted,
 	// deactivated, roles replaced), so cached principals are checked again.
 	Access interface{ Invalidate() }
+	// TOTP resets authenticator-app enrolments (the accounts service).
+	TOTP ports.TOTPResetter
 }
 
 // Service implements ports.UserService.
@@ -247,6 +249,26 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 		return err
 	}
 	return s.d.Passwords.SetPassword(ctx, id, password)
+}
+
+// ResetTOTP implements ports.UserService. The caller's own session
+// survives when administrators reset themselves.
+func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if s.d.TOTP == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "authenticator apps are not available in this configuration")
+	}
+	if err := s.guardAdmin(ctx, p, id); err != nil {
+		return err
+	}
+	keep := ""
+	if id == p.UserID {
+		keep = p.SessionID
+	}
+	return s.d.TOTP.ResetTOTP(ctx, id, keep)
 }
 
 // Offices implements ports.UserService.

@@ -1,6 +1,7 @@
 // Command counsel runs the Counsel service and its administration
-// commands: serve, migrate, user create, user set-password, backup and
-// version. main only calls run, which tests drive end to end.
+// commands: serve, migrate, user create, user set-password, user
+// reset-totp, backup and version. main only calls run, which tests drive
+// end to end.
 package main
 
 import (
@@ -45,6 +46,8 @@ Usage:
                                          add a user; the password is the first line of standard input
   counsel user set-password --email E [--db FILE]
                                          replace a password (first line of standard input); revokes sessions
+  counsel user reset-totp --email E [--db FILE]
+                                         remove a user's authenticator app (lost phone); revokes sessions
   counsel backup [--db FILE] DEST        write a consistent copy of the database, also while serving
   counsel version                        print the version
 
@@ -132,7 +135,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func userCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: counsel user create|set-password ...")
+		return errors.New("usage: counsel user create|set-password|reset-totp ...")
 	}
 	fs, db := dbFlags("user "+args[0], getenv, stderr)
 	email := fs.String("email", "", "the user's email")
@@ -173,6 +176,23 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 			return err
 		}
 		fmt.Fprintf(stdout, "password of %s replaced; the user's sessions are revoked\n", account.NormalizeEmail(*email))
+		return nil
+	case "reset-totp":
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *email == "" {
+			return errors.New("--email is required")
+		}
+		had, err := app.ResetTOTP(ctx, *db, *email)
+		if err != nil {
+			return err
+		}
+		if had {
+			fmt.Fprintf(stdout, "authenticator app of %s removed; the user's sessions are revoked and sign-in takes an emailed code again\n", account.NormalizeEmail(*email))
+		} else {
+			fmt.Fprintf(stdout, "%s had no authenticator app; the user's sessions are revoked\n", account.NormalizeEmail(*email))
+		}
 		return nil
 	}
 	return fmt.Errorf("unknown user command %q", args[0])

@@ -24,6 +24,7 @@ import (
 	"counsel/adapters/sqlite"
 
 	"github.com/matryer/is"
+	pqtotp "github.com/pquerna/otp/totp"
 )
 
 // wait bounds how long a test waits for the program; it is a safety net
@@ -583,6 +584,43 @@ func TestUserSetPassword(t *testing.T) {
 			is.True(err != nil)                             // refused
 			is.True(strings.Contains(err.Error(), tt.want)) // says why
 		})
+	}
+	is.NoErr(s.stop(t)) // clean stop
+}
+
+func TestUserResetTOTP(t *testing.T) {
+	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
+	is := is.New(t)
+	_, _, err := cli(env, "user-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
+	is.NoErr(err) // user
+	s := startServe(t, env)
+	st, tokens := signIn(t, s.base, "user@example.com", "user-password-1")
+	is.Equal(st, 200) // signed in with an emailed code
+	access := tokens["accessToken"].(string)
+	st, e := call(t, "POST", s.base+"/api/account/totp/enroll", access, nil)
+	is.Equal(st, 200) // enrolling
+	code, err := pqtotp.GenerateCode(e["secret"].(string), time.Now())
+	is.NoErr(err)
+	st, _ = call(t, "POST", s.base+"/api/account/totp/confirm", access, map[string]string{"otp": code})
+	is.Equal(st, 200) // the app is on
+	st, _ = signIn(t, s.base, "user@example.com", "user-password-1")
+	is.Equal(st, 400) // get-otp gives no code now (login says otp is required): the phone is needed
+
+	stdout, _, err := cli(env, "", "user", "reset-totp", "--email", "USER@example.com")
+	is.NoErr(err) // reset while the server runs
+	is.Equal(stdout, "authenticator app of user@example.com removed; the user's sessions are revoked and sign-in takes an emailed code again\n")
+	st, _ = call(t, "POST", s.base+"/api/account/refresh-token", "", map[string]string{
+		"accessToken": access, "refreshToken": tokens["refreshToken"].(string)})
+	is.Equal(st, 401) // the old session is revoked
+	st, _ = signIn(t, s.base, "user@example.com", "user-password-1")
+	is.Equal(st, 200) // an emailed code signs in again
+
+	stdout, _, err = cli(env, "", "user", "reset-totp", "--email", "user@example.com")
+	is.NoErr(err)                                                                                    // nothing to remove is no error
+	is.Equal(stdout, "user@example.com had no authenticator app; the user's sessions are revoked\n") // says so
+	for _, args := range [][]string{{"--email", "nobody@example.com"}, nil} {
+		_, _, err := cli(env, "", append([]string{"user", "reset-totp"}, args...)...)
+		is.True(err != nil) // unknown or missing email
 	}
 	is.NoErr(s.stop(t)) // clean stop
 }

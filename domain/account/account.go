@@ -48,6 +48,9 @@ type Credentials struct {
 	Active       bool
 	FailedLogins int
 	LockedUntil  time.Time
+	// TOTPEnabled is true when the user's second factor is an
+	// authenticator app rather than an emailed code.
+	TOTPEnabled bool
 }
 
 // OTPPolicy holds the one-time-password limits. A zero limit is off.
@@ -133,6 +136,9 @@ type LockoutPolicy struct {
 type LoginState struct {
 	Credentials Credentials
 	OTP         OTPState
+	// TOTP is the user's confirmed enrolment, nil when the second factor
+	// is the emailed code.
+	TOTP *TOTP
 	// NewSession and RefreshHash are set by the caller after Login
 	// succeeds; the store creates the session in the same transaction.
 	NewSession  *Session
@@ -144,27 +150,39 @@ type LoginState struct {
 type LoginInput struct {
 	PasswordOK bool
 	OTPHash    []byte
+	// TOTP is the submitted code read as an app code or recovery code; the
+	// caller fills it in when st.TOTP is set.
+	TOTP TOTPAttempt
 }
 
-// Login decides a sign-in attempt. On failure it updates the counters (and
-// locks the account at the threshold) and returns false; the caller answers
-// the same 401 whatever the reason. On success it consumes the OTP, resets
-// the counters and returns true; the caller then sets st.NewSession.
+// Login decides a sign-in attempt. The second factor is the emailed code,
+// or, when st.TOTP is set, an app code or recovery code (API-DECISIONS 9).
+// On failure it updates the counters (and locks the account at the
+// threshold) and returns false; the caller answers the same 401 whatever
+// the reason. On success it consumes the code (the OTP, the app code's
+// step or the recovery code), resets the counters and returns true; the
+// caller then sets st.NewSession.
 func Login(otp OTPPolicy, lock LockoutPolicy, st *LoginState, in LoginInput, now time.Time) bool {
 	c := &st.Credentials
 	if now.Before(c.LockedUntil) {
 		return false
 	}
-	otpOK := otp.Check(&st.OTP, in.OTPHash, now)
-	if !otpOK || !in.PasswordOK || !c.Active {
-		c.FailedLogins++
-		if lock.Threshold > 0 && c.FailedLogins >= lock.Threshold {
-			c.LockedUntil = now.Add(lock.Duration)
-			c.FailedLogins = 0
-		}
+	var codeOK bool
+	var m TOTPMatch
+	if st.TOTP.Enabled() {
+		m, codeOK = st.TOTP.Match(in.TOTP, now)
+	} else {
+		codeOK = otp.Check(&st.OTP, in.OTPHash, now)
+	}
+	if !codeOK || !in.PasswordOK || !c.Active {
+		fail(lock, c, now)
 		return false
 	}
-	st.OTP.Consume()
+	if st.TOTP.Enabled() {
+		st.TOTP.Use(m)
+	} else {
+		st.OTP.Consume()
+	}
 	c.FailedLogins = 0
 	c.LockedUntil = time.Time{}
 	return true

@@ -289,7 +289,7 @@ type ContractType string
 type LoginIn struct {
 	Email string `json:"email"`
 
-	// Otp the code from get-otp
+	// Otp the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code
 	Otp      string `json:"otp"`
 	Password string `json:"password"`
 }
