@@ -188,6 +188,7 @@ func (a *App) wire(ctx context.Context) error {
 		Remunerations: remunerationSvc,
 		Contracts:     a.Contracts,
 		Signing:       a.Signing,
+		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{

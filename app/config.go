@@ -58,6 +58,10 @@ type Config struct {
 	DocuSealWebhookSecret string
 	DocuSealUserEmail     string
 
+	FirmName string
+	PDFCert  string
+	PDFKey   string
+
 	OIDCIssuer         string
 	OIDCClientID       string
 	OIDCClientSecret   string
@@ -73,6 +77,9 @@ type Config struct {
 	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
 	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
 	Version    string
+	// WrapEvidence, when set, wraps the signed-evidence maker (tests
+	// make it fail to simulate a crash).
+	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
 }
 
 // setting is one COUNSEL_* variable: its flag name, default and parser.
@@ -174,6 +181,9 @@ func settings() []setting {
 		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Config) *string { return &c.DocuSealAPIKey })},
 		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Config, v string) error { c.DocuSealWebhookSecret = v; return nil }},
 		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Config) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Config) *string { return &c.FirmName })},
+		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Config) *string { return &c.PDFCert })},
+		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Config) *string { return &c.PDFKey })},
 		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Config) *string { return &c.OIDCIssuer })},
 		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Config) *string { return &c.OIDCClientID })},
 		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Config, v string) error { c.OIDCClientSecret = v; return nil }},
@@ -301,6 +311,12 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")
+	}
+	if (c.PDFCert == "") != (c.PDFKey == "") {
+		bad("COUNSEL_PDF_CERT and COUNSEL_PDF_KEY go together")
+	}
+	if c.FirmName == "" {
+		bad("COUNSEL_FIRM_NAME is empty")
 	}
 	if (c.OIDCIssuer == "") != (c.OIDCClientID == "") {
 		bad("COUNSEL_OIDC_ISSUER and COUNSEL_OIDC_CLIENT_ID go together")

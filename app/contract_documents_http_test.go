@@ -134,7 +134,8 @@ func TestContractDocuments(t *testing.T) {
 		r := contractUpload(t, s, editor, id, "Lease – signed ✓.pdf", pdf)
 		is.Equal(r.Status, 201)
 		pdfDoc = r.Map(t)
-		is.Equal(contractKeys(pdfDoc), []string{"contentType", "contractId", "fileName", "id", "sha256", "size", "uploadedAt", "uploadedBy"}) // exactly these fields
+		is.Equal(contractKeys(pdfDoc), []string{"contentType", "contractId", "fileName", "id", "kind", "sha256", "size", "uploadedAt", "uploadedBy"}) // exactly these fields
+		is.Equal(pdfDoc["kind"], "original")                                                                                                          // an upload
 		sum := sha256.Sum256(pdf)
 		is.Equal(pdfDoc["sha256"], hex.EncodeToString(sum[:])) // checksum of the bytes
 		is.Equal(pdfDoc["size"], float64(len(pdf)))            // size

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,15 +39,16 @@ var (
 	curlOTP    = regexp.MustCompile(`"otp":"[0-9]{6}"`)
 )
 
-// readmeCurls returns the curl commands of the README's sh blocks, in
-// order, with continuation lines joined and comments dropped.
+// readmeCurls returns the curl commands of the README's sh blocks that
+// send a JSON body (the walkthroughs), in order, with continuation lines
+// joined and comments dropped.
 func readmeCurls(t *testing.T) []string {
 	t.Helper()
 	raw, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatalf("read README: %v", err)
 	}
-	var out []string
+	var out, block []string
 	in := false
 	var cur strings.Builder
 	for _, line := range strings.Split(string(raw), "\n") {
@@ -55,7 +57,10 @@ func readmeCurls(t *testing.T) []string {
 			in = true
 			continue
 		case strings.HasPrefix(line, "```"):
-			in = false
+			if in && slices.ContainsFunc(block, func(l string) bool { return strings.Contains(l, " -d ") }) {
+				out = append(out, block...)
+			}
+			in, block = false, nil
 			continue
 		}
 		if !in || (cur.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), "#")) {
@@ -78,7 +83,7 @@ func readmeCurls(t *testing.T) []string {
 		l := cur.String()
 		cur.Reset()
 		if strings.Contains(l, "curl ") && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "`") {
-			out = append(out, l)
+			block = append(block, l)
 		}
 	}
 	return out

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"counsel/adapters/docuseal"
 	"counsel/adapters/embeddedsign"
+	"counsel/adapters/pdfevidence"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	signingapp "counsel/app/signing"
@@ -26,9 +28,14 @@ import (
 // Close). docuseal: the DocuSeal API client, which has no pages.
 func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users signingapp.UserLookup) error {
 	cfg := a.cfg
+	pdf, err := a.pdfEvidence(ctx, secrets)
+	if err != nil {
+		return err
+	}
 	deps := signingapp.Deps{
 		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
 		Clock: cfg.Clock, Logger: a.log,
+		Evidence: signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
 	}
 	switch cfg.SigningProvider {
 	case "docuseal":
@@ -74,6 +81,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		return err
 	}
 	deps.Provider, deps.DocumentsByReference = p, true
+	deps.Evidence.Source = p
 	svc = signingapp.New(deps)
 	a.Signing, a.signingPages = svc, p
 	if cfg.PublicURL == "" {
@@ -83,7 +91,46 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}
 	a.every(sweepInterval, "signing submission expiry", p.ExpireDue)
+	// At start and every minute: evidence a crash or a failure left
+	// pending.
+	a.every(sweepInterval, "signed evidence", svc.ProduceEvidence)
 	return nil
+}
+
+// pdfEvidence builds the signed-evidence maker: with the firm's own
+// certificate and key (COUNSEL_PDF_CERT, COUNSEL_PDF_KEY), or with a
+// self-signed one made on first start and kept with the other server
+// secrets.
+func (a *App) pdfEvidence(ctx context.Context, secrets ports.AccountStore) (ports.PDFEvidence, error) {
+	cfg := a.cfg
+	var certPEM, keyPEM []byte
+	if cfg.PDFCert != "" {
+		var err error
+		if certPEM, err = os.ReadFile(cfg.PDFCert); err != nil {
+			return nil, fmt.Errorf("COUNSEL_PDF_CERT: %w", err)
+		}
+		if keyPEM, err = os.ReadFile(cfg.PDFKey); err != nil {
+			return nil, fmt.Errorf("COUNSEL_PDF_KEY: %w", err)
+		}
+	} else {
+		identity, err := secrets.Secret(ctx, "pdf_signing_identity", func() ([]byte, error) {
+			c, k, err := pdfevidence.NewIdentity(cfg.FirmName, cfg.Clock.Now(), cfg.Rand)
+			return append(c, k...), err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("PDF signing identity: %w", err)
+		}
+		// One PEM holds both blocks; each reader takes its own.
+		certPEM, keyPEM = identity, identity
+	}
+	e, err := pdfevidence.New(certPEM, keyPEM, cfg.Clock.Now)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WrapEvidence != nil {
+		return cfg.WrapEvidence(e), nil
+	}
+	return e, nil
 }
 
 // every runs fn now and then every interval in the background until Close.

@@ -43,7 +43,9 @@ type signingSubmission struct {
 	Status      string
 	CompletedAt *string
 	AuditLogURL *string
-	Submitters  []struct {
+	// CombinedDocumentURL is the signed evidence's link (embedded signer).
+	CombinedDocumentURL *string
+	Submitters          []struct {
 		ID, Name, Email, Phone, Role, Status string
 		DeclineReason                        *string
 		EmbedSrc                             string
@@ -212,25 +214,26 @@ func TestSigningEmbeddedLifecycle(t *testing.T) {
 		is.Equal(c["isSigned"], true)   // isSigned
 
 		h := signingHistory(t, s, admin, id)
-		is.Equal(signingActions(h), []string{"created", "documentAdded", "submittedForSigning", "signingEvent", "signingEvent"}) // the whole story
-		is.Equal(*h[2].FromStatus, "Draft")                                                                                      // submitted from Draft
-		is.Equal(*h[2].ToStatus, "WaitingForClientSignature")                                                                    // to waiting
-		is.True(strings.Contains(h[2].Details, "alice@client.example"))                                                          // names the signers
-		is.Equal(h[1].ActorName, "signing provider")                                                                             // the provider acted
-		is.True(strings.Contains(h[1].Details, "alice@client.example signed"))                                                   // Alice's signature
-		is.Equal(h[1].ToStatus, nil)                                                                                             // no status change yet
-		is.Equal(h[0].ActorName, "signing provider")                                                                             // the provider acted
-		is.Equal(*h[0].FromStatus, "WaitingForClientSignature")                                                                  // from waiting
-		is.Equal(*h[0].ToStatus, "Signed")                                                                                       // to Signed
-		is.True(strings.Contains(h[0].Details, "bob@client.example signed"))                                                     // Bob's signature
+		is.Equal(signingActions(h), []string{"created", "documentAdded", "submittedForSigning", "signingEvent", "signingEvent", "signingCompleted"}) // the whole story
+		h = h[1:]                                                                                                                                    // past the evidence entry (newest)
+		is.Equal(*h[2].FromStatus, "Draft")                                                                                                          // submitted from Draft
+		is.Equal(*h[2].ToStatus, "WaitingForClientSignature")                                                                                        // to waiting
+		is.True(strings.Contains(h[2].Details, "alice@client.example"))                                                                              // names the signers
+		is.Equal(h[1].ActorName, "signing provider")                                                                                                 // the provider acted
+		is.True(strings.Contains(h[1].Details, "alice@client.example signed"))                                                                       // Alice's signature
+		is.Equal(h[1].ToStatus, nil)                                                                                                                 // no status change yet
+		is.Equal(h[0].ActorName, "signing provider")                                                                                                 // the provider acted
+		is.Equal(*h[0].FromStatus, "WaitingForClientSignature")                                                                                      // from waiting
+		is.Equal(*h[0].ToStatus, "Signed")                                                                                                           // to Signed
+		is.True(strings.Contains(h[0].Details, "bob@client.example signed"))                                                                         // Bob's signature
 
 		r = s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), admin, nil)
 		is.Equal(r.Status, 200) // submissions
 		var list struct{ Items []signingSubmission }
 		r.JSON(t, &list)
-		is.Equal(len(list.Items), 1)                           // one submission
-		is.Equal(list.Items[0].Status, "completed")            // completed
-		is.Equal(len(signingHistory(t, s, admin, id)), len(h)) // reading changed nothing
+		is.Equal(len(list.Items), 1)                             // one submission
+		is.Equal(list.Items[0].Status, "completed")              // completed
+		is.Equal(len(signingHistory(t, s, admin, id)), len(h)+1) // reading changed nothing (h lacks the evidence entry)
 
 		r = s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/template", id), admin, nil)
 		is.Equal(r.Status, 200) // template
@@ -294,7 +297,7 @@ func TestSigningEmbeddedLifecycle(t *testing.T) {
 		is.Equal(c["status"], "Signed") // signed on resubmission
 		is.Equal(c["isSigned"], true)   // isSigned
 		is.Equal(signingActions(signingHistory(t, s, admin, id)), []string{"created", "documentAdded", "submittedForSigning", "signingEvent",
-			"statusChanged", "submittedForSigning", "signingEvent", "signingEvent"}) // the whole story
+			"statusChanged", "submittedForSigning", "signingEvent", "signingEvent", "signingCompleted"}) // the whole story
 	})
 
 	t.Run("an expired submission expires the contract when read", func(t *testing.T) {

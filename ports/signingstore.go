@@ -45,6 +45,13 @@ type SigningSubmissionRecord struct {
 	DeclinedAt  *time.Time
 	ExpiredAt   *time.Time
 	Submitters  []SigningSubmitterRecord
+	// EvidencePending is set with the last signature and cleared when
+	// the signed evidence is stored (SetEvidence).
+	EvidencePending bool
+	// CombinedDocumentID and AuditDocumentID are the contract documents
+	// of the stored evidence; empty before.
+	CombinedDocumentID string
+	AuditDocumentID    string
 }
 
 // SigningSubmitterRecord is one signing party of a submission.
@@ -101,6 +108,13 @@ type SigningStore interface {
 	// DueSubmissions returns the ids of at most limit pending submissions
 	// whose expiry time is at or before now, soonest first.
 	DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error)
+	// EvidencePending returns the ids of at most limit submissions whose
+	// EvidencePending is set, oldest first.
+	EvidencePending(ctx context.Context, limit int) ([]int64, error)
+	// SetEvidence records the evidence documents of submission id and
+	// clears its EvidencePending, in one transaction. ENOTFOUND if the
+	// submission does not exist.
+	SetEvidence(ctx context.Context, id int64, combinedDocumentID, auditDocumentID string) error
 }
 
 // SigningPage is what a signer's page shows.

@@ -199,6 +199,11 @@ func (p *Provider) Document(ctx context.Context, req ports.SigningDocumentReques
 		if tpl, err = p.cfg.Store.TemplateBySlug(ctx, req.Slug); err != nil {
 			return ports.SigningDocument{}, notFoundOr(err)
 		}
+		// The signed evidence of the template's submissions is reached
+		// through such a link too, never through a signer's slug.
+		if tpl, err = p.withEvidence(ctx, tpl); err != nil {
+			return ports.SigningDocument{}, err
+		}
 	default:
 		return ports.SigningDocument{}, err
 	}

@@ -99,6 +99,9 @@ func sign(s *ports.SigningSubmissionRecord, i int, in ports.SignInput, now time.
 	if all {
 		s.Status = signing.SubmissionCompleted
 		s.CompletedAt = &now
+		// Marked in the transaction of the last signature, so a crash
+		// before the evidence is made leaves it pending, not forgotten.
+		s.EvidencePending = true
 		events = append(events, signing.Event{Kind: signing.EventSubmissionCompleted, SubmissionID: id, TemplateID: tid, At: now})
 	}
 	return events

@@ -108,7 +108,7 @@ func (p *Provider) CreateSubmission(ctx context.Context, in signing.NewSubmissio
 		return nil, fmt.Errorf("create signing submission: %w", err)
 	}
 	rec = p.invite(ctx, rec, tpl.Name)
-	return []signing.Submission{p.toSubmission(rec)}, nil
+	return []signing.Submission{p.toSubmission(rec, "")}, nil
 }
 
 // validEmail accepts a bare address (no display name, no line breaks).
@@ -130,12 +130,16 @@ func (p *Provider) ListSubmissions(ctx context.Context, templateID string) ([]si
 	if err != nil {
 		return nil, err
 	}
+	slug, err := p.evidenceSlug(ctx, recs...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]signing.Submission, 0, len(recs))
 	for _, rec := range recs {
 		if rec, err = p.expireIfDue(ctx, rec); err != nil {
 			return nil, err
 		}
-		out = append(out, p.toSubmission(rec))
+		out = append(out, p.toSubmission(rec, slug))
 	}
 	return out, nil
 }
@@ -154,7 +158,11 @@ func (p *Provider) GetSubmission(ctx context.Context, id string) (signing.Submis
 	if rec, err = p.expireIfDue(ctx, rec); err != nil {
 		return signing.Submission{}, err
 	}
-	return p.toSubmission(rec), nil
+	slug, err := p.evidenceSlug(ctx, rec)
+	if err != nil {
+		return signing.Submission{}, err
+	}
+	return p.toSubmission(rec, slug), nil
 }
 
 // BuilderToken implements ports.SigningProvider: ENOTIMPLEMENTED.
@@ -221,7 +229,26 @@ func (p *Provider) expireIfDue(ctx context.Context, rec ports.SigningSubmissionR
 	return rec, nil
 }
 
-func (p *Provider) toSubmission(rec ports.SigningSubmissionRecord) signing.Submission {
+// evidenceSlug returns the slug of the template of recs (all of one
+// template) when one of them has stored evidence, whose links are made
+// under it; "" otherwise, without reading the template.
+func (p *Provider) evidenceSlug(ctx context.Context, recs ...ports.SigningSubmissionRecord) (string, error) {
+	for _, rec := range recs {
+		if rec.CombinedDocumentID != "" || rec.AuditDocumentID != "" {
+			tpl, err := p.cfg.Store.Template(ctx, rec.TemplateID)
+			if err != nil {
+				return "", fmt.Errorf("signing template %d: %w", rec.TemplateID, err)
+			}
+			return tpl.Slug, nil
+		}
+	}
+	return "", nil
+}
+
+// toSubmission is the provider-neutral submission of rec. With the
+// template's slug, stored evidence gets its signed, expiring links
+// (API-DECISIONS 12 and 13).
+func (p *Provider) toSubmission(rec ports.SigningSubmissionRecord, tplSlug string) signing.Submission {
 	s := signing.Submission{
 		ID:          formatID(rec.ID),
 		TemplateID:  formatID(rec.TemplateID),
@@ -229,6 +256,15 @@ func (p *Provider) toSubmission(rec ports.SigningSubmissionRecord) signing.Submi
 		CreatedAt:   rec.CreatedAt,
 		CompletedAt: rec.CompletedAt,
 		Submitters:  make([]signing.Submitter, len(rec.Submitters)),
+	}
+	if tplSlug != "" {
+		expires := p.now().Add(p.cfg.DocumentLinkTTL).Unix()
+		if rec.CombinedDocumentID != "" {
+			s.CombinedDocumentURL = p.documentLink(tplSlug, rec.CombinedDocumentID, expires)
+		}
+		if rec.AuditDocumentID != "" {
+			s.AuditLogURL = p.documentLink(tplSlug, rec.AuditDocumentID, expires)
+		}
 	}
 	for i, q := range rec.Submitters {
 		s.Submitters[i] = signing.Submitter{

@@ -32,7 +32,7 @@ func (s *server) contractDocumentRoutes() []route {
 				desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
 				kind: kindDownload, errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
-			op: op{summary: "Remove a document (its row, then its file)", tag: "contracts", ok: 204, errs: []int{404}}},
+			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed: 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 	}
 }
 
@@ -44,7 +44,8 @@ type documentDTO struct {
 	Size        int64  `json:"size" doc:"bytes"`
 	SHA256      string `json:"sha256" doc:"lower-case hex SHA-256 of the bytes"`
 	UploadedAt  Time   `json:"uploadedAt"`
-	UploadedBy  int64  `json:"uploadedBy" doc:"the uploading user's id"`
+	UploadedBy  int64  `json:"uploadedBy" doc:"the uploading user's id (0 for signed evidence)"`
+	Kind        string `json:"kind" enum:"original,signed,audit" doc:"original: uploaded; signed: the combined, digitally signed PDF of a completed signing; audit: its audit certificate. Signed evidence cannot be removed (409)"`
 }
 
 type documentListDTO struct {
@@ -53,7 +54,14 @@ type documentListDTO struct {
 
 func toDocument(d contract.Document) documentDTO {
 	return documentDTO{ID: d.ID, ContractID: d.ContractID, FileName: d.FileName, ContentType: d.ContentType, Size: d.Size,
-		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy}
+		SHA256: d.SHA256, UploadedAt: Time(d.UploadedAt), UploadedBy: d.UploadedBy, Kind: kindOf(d)}
+}
+
+func kindOf(d contract.Document) string {
+	if d.Kind == "" {
+		return contract.KindOriginal
+	}
+	return d.Kind
 }
 
 // uploadReader turns failures to read the request body into client

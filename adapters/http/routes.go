@@ -29,6 +29,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
+	rs = append(rs, s.evidenceRoutes()...)
 	return rs
 }
 

@@ -94,6 +94,7 @@ func components() []component {
 		c("SigningSubmitForSigningIn", typeOf[submitForSigningIn]()),
 		c("SigningCreateSubmissionsIn", typeOf[createSubmissionsIn]()),
 		c("SigningBuilderToken", typeOf[builderTokenDTO]()),
+		c("SigningVerification", typeOf[verificationDTO]()),
 		c("SigningWebhookResult", typeOf[webhookResultDTO]()),
 	}
 }
@@ -106,15 +107,18 @@ func enumerations() map[string]js {
 		types = append(types, t)
 	}
 	sort.Strings(types)
+	var actions []string
+	for _, a := range contract.AllActions() {
+		actions = append(actions, string(a))
+	}
 	statusDesc := "a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
 	typeDesc := "a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
 	return map[string]js{
 		"ProblemType":    described(enum(types...), "the kind of problem; one type per status"),
 		"ContractStatus": described(enum(statusNames()...), statusDesc),
 		"ContractType":   described(enum(typeNames()...), typeDesc),
-		"ContractAction": enum(string(contract.ActionCreated), string(contract.ActionUpdated), string(contract.ActionStatusChanged), string(contract.ActionDocumentAdded),
-			string(contract.ActionDocumentRemoved), string(contract.ActionSubmittedForSigning), string(contract.ActionSigningEvent), string(contract.ActionDeleted)),
-		"Permissions": arrayOf(enum(account.AllPermissionSet.Names()...)),
+		"ContractAction": enum(actions...),
+		"Permissions":    arrayOf(enum(account.AllPermissionSet.Names()...)),
 		"PermissionsIn": js{"description": "the new permission set: an array of names, or an object with a permissions array",
 			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},
 	}

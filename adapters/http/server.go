@@ -38,6 +38,9 @@ type Services struct {
 	// Signing is digital signing of contracts and the provider's webhook
 	// (signing.go).
 	Signing ports.SigningService
+	// Evidence is the signing certificate and the verification of
+	// signed PDFs (evidence.go).
+	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
 	// Ready reports whether the service can serve (the database answers).

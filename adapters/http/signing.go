@@ -94,8 +94,8 @@ type signingSubmissionDTO struct {
 	Status              string                `json:"status" enum:"pending,completed,declined,expired"`
 	CreatedAt           *Time                 `json:"createdAt"`
 	CompletedAt         *Time                 `json:"completedAt"`
-	AuditLogURL         *string               `json:"auditLogUrl" doc:"the provider's audit log of the signing, once there is one"`
-	CombinedDocumentURL *string               `json:"combinedDocumentUrl" doc:"the signed documents with the audit log in one PDF, once completed (DocuSeal)"`
+	AuditLogURL         *string               `json:"auditLogUrl" doc:"the audit log of the signing, once there is one: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the audit certificate PDF"`
+	CombinedDocumentURL *string               `json:"combinedDocumentUrl" doc:"the signed documents with the audit log in one PDF, once completed: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the combined PDF carrying the firm's digital signature"`
 	Submitters          []signingSubmitterDTO `json:"submitters"`
 }
 

@@ -9,23 +9,102 @@ import (
 	"counsel/ports"
 )
 
-var _ ports.ContractSigningStore = (*ContractStore)(nil)
+var (
+	_ ports.ContractSigningStore = (*ContractStore)(nil)
+	_ ports.EvidenceStore        = (*ContractStore)(nil)
+)
 
-// UpdateBySubmission implements ports.ContractSigningStore. The lookup
-// reads the partial index contracts_submission (its condition is repeated
-// so the planner may use it); of two contracts naming one submission,
-// which only a restored backup could produce, the newest wins.
+// evidenceKey records in contract_signing_events that a submission's
+// evidence is stored, so it is stored once.
+const evidenceKey = "evidence.stored"
+
+// contractBySubmission finds the contract of a submission through the
+// partial index contracts_submission (its condition is repeated so the
+// planner may use it); of two contracts naming one submission, which only
+// a restored backup could produce, the newest wins.
+func contractBySubmission(ctx context.Context, q queryer, submissionID string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM contracts
+		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
+		ORDER BY id DESC LIMIT 1`, submissionID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, notFound("contract with that signing submission")
+	}
+	return id, err
+}
+
+// ContractBySubmission implements ports.EvidenceStore.
+func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID string) (contract.Contract, error) {
+	id, err := contractBySubmission(ctx, reader{s.db}, submissionID)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	return loadContract(ctx, reader{s.db}, id)
+}
+
+// AddEvidence implements ports.EvidenceStore.
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+	var out []contract.Document
+	applied := false
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		id, err := contractBySubmission(ctx, tx, submissionID)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, evidenceKey, ms(s.db.Now()))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			all, err := loadDocuments(ctx, tx, id)
+			for _, d := range all {
+				if d.Kind == contract.KindSigned || d.Kind == contract.KindAudit {
+					out = append(out, d)
+				}
+			}
+			return err
+		}
+		applied = true
+		for _, d := range docs {
+			d.ContractID = id
+			docID, err := insertDocument(ctx, tx, d)
+			if err != nil {
+				return err
+			}
+			d.ID = docID
+			out = append(out, d)
+		}
+		return insertAudit(ctx, tx, id, audit)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, applied, nil
+}
+
+// SignedDocumentBySHA256 implements ports.EvidenceStore, through the
+// partial index contract_documents_signed_sha256.
+func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error) {
+	var one int
+	err := s.db.queryRow(ctx, `SELECT 1 FROM contract_documents WHERE sha256 = ? AND kind = 'signed' LIMIT 1`, sha).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// UpdateBySubmission implements ports.ContractSigningStore; the contract
+// is found as contractBySubmission finds it.
 func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, eventKey string, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, bool, error) {
 	var out contract.Contract
 	applied := false
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		var id int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM contracts
-			WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
-			ORDER BY id DESC LIMIT 1`, submissionID).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("contract with that signing submission")
-		}
+		id, err := contractBySubmission(ctx, tx, submissionID)
 		if err != nil {
 			return err
 		}

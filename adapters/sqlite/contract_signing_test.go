@@ -146,3 +146,52 @@ func TestDocumentByID(t *testing.T) {
 		})
 	}
 }
+
+func TestAddEvidence(t *testing.T) {
+	ctx := context.Background()
+	st, uid := openContracts(t)
+	c, err := st.CreateContract(ctx, contract.Contract{UUID: "e", Name: "e", Type: contract.Other, Status: contract.Signed,
+		DigitalContractID: "tpl-e", DigitalContractSubmissionID: "601", CreatedAt: contractT0, UpdatedAt: contractT0}, created(uid, contractT0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evidence := func(key string) []contract.Document {
+		return []contract.Document{
+			{FileName: "signed.pdf", ContentType: contract.ContentTypePDF, Size: 1, SHA256: "s-" + key, StorageKey: "k-s-" + key, UploadedAt: contractT0, Kind: contract.KindSigned},
+			{FileName: "audit.pdf", ContentType: contract.ContentTypePDF, Size: 1, SHA256: "a-" + key, StorageKey: "k-a-" + key, UploadedAt: contractT0, Kind: contract.KindAudit},
+		}
+	}
+	entry := []contract.AuditEntry{{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: contractT0, Details: "sha"}}
+
+	is := is.New(t)
+	got, applied, err := st.AddEvidence(ctx, "601", evidence("1"), entry)
+	is.NoErr(err)
+	is.True(applied) // the first time
+	is.Equal(len(got), 2)
+	is.Equal(got[0].ContractID, c.ID)
+
+	again, applied, err := st.AddEvidence(ctx, "601", evidence("2"), entry)
+	is.NoErr(err)
+	is.True(!applied)                           // once only
+	is.Equal(again[0].SHA256, got[0].SHA256)    // the first run's documents
+	is.Equal(again[1].Kind, contract.KindAudit) // with their kinds
+	docs, err := st.Documents(ctx, c.ID)
+	is.NoErr(err)
+	is.Equal(len(docs), 2)
+	_, n, err := st.History(ctx, c.ID, 100, 0)
+	is.NoErr(err)
+	is.Equal(n, int64(2)) // created + one signingCompleted
+
+	ok, err := st.SignedDocumentBySHA256(ctx, "s-1")
+	is.NoErr(err)
+	is.True(ok) // the signed PDF is found by its hash
+	ok, err = st.SignedDocumentBySHA256(ctx, "a-1")
+	is.NoErr(err)
+	is.True(!ok) // an audit certificate is not a signed document
+
+	_, _, err = st.AddEvidence(ctx, "999", evidence("3"), entry)
+	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // no contract has the submission
+	got2, err := st.ContractBySubmission(ctx, "601")
+	is.NoErr(err)
+	is.Equal(got2.ID, c.ID)
+}

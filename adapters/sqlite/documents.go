@@ -9,12 +9,12 @@ import (
 	"counsel/domain/contract"
 )
 
-const documentColumns = `id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by`
+const documentColumns = `id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by, kind`
 
 func scanDocument(s scanner) (contract.Document, error) {
 	var d contract.Document
 	var at int64
-	err := s.Scan(&d.ID, &d.ContractID, &d.FileName, &d.ContentType, &d.Size, &d.SHA256, &d.StorageKey, &at, &d.UploadedBy)
+	err := s.Scan(&d.ID, &d.ContractID, &d.FileName, &d.ContentType, &d.Size, &d.SHA256, &d.StorageKey, &at, &d.UploadedBy, &d.Kind)
 	d.UploadedAt = fromMs(at)
 	return d, err
 }
@@ -71,13 +71,7 @@ func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, au
 		if n >= contract.MaxDocuments {
 			return domain.Errorf(domain.ECONFLICT, "a contract holds at most %d documents; remove one first", contract.MaxDocuments)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO contract_documents (contract_id, file_name, content_type, size, sha256,
-			storage_key, uploaded_at, uploaded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			d.ContractID, d.FileName, d.ContentType, d.Size, d.SHA256, d.StorageKey, ms(d.UploadedAt), d.UploadedBy)
-		if err != nil {
-			return err
-		}
-		id, err := res.LastInsertId()
+		id, err := insertDocument(ctx, tx, d)
 		if err != nil {
 			return err
 		}
@@ -126,4 +120,19 @@ func (s *ContractStore) RemoveDocument(ctx context.Context, contractID, docID in
 		return insertAudit(ctx, tx, contractID, entries)
 	})
 	return d, err
+}
+
+// insertDocument inserts d's row and returns its id.
+func insertDocument(ctx context.Context, tx *sql.Tx, d contract.Document) (int64, error) {
+	kind := d.Kind
+	if kind == "" {
+		kind = contract.KindOriginal
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO contract_documents (contract_id, file_name, content_type, size, sha256,
+		storage_key, uploaded_at, uploaded_by, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ContractID, d.FileName, d.ContentType, d.Size, d.SHA256, d.StorageKey, ms(d.UploadedAt), d.UploadedBy, kind)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }

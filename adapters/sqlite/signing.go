@@ -214,9 +214,9 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 			return fmt.Errorf("update signing submission %d: submitters cannot be added or removed", id)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE signing_submissions SET status = ?, send_email = ?, expire_at = ?, updated_at = ?,
-			completed_at = ?, declined_at = ?, expired_at = ? WHERE id = ?`,
+			completed_at = ?, declined_at = ?, expired_at = ?, evidence_pending = ? WHERE id = ?`,
 			cur.Status, cur.SendEmail, nullMs(cur.ExpireAt), ms(cur.UpdatedAt), nullMs(cur.CompletedAt), nullMs(cur.DeclinedAt),
-			nullMs(cur.ExpiredAt), id); err != nil {
+			nullMs(cur.ExpiredAt), cur.EvidencePending, id); err != nil {
 			return err
 		}
 		// Only the submitters fn changed are written.
@@ -257,6 +257,42 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 	return ids, rows.Err()
 }
 
+// EvidencePending implements ports.SigningStore, through the partial
+// index signing_submissions_evidence_pending.
+func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
+	rows, err := s.db.query(ctx, `SELECT id FROM signing_submissions WHERE evidence_pending = 1 ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// SetEvidence implements ports.SigningStore.
+func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocumentID, auditDocumentID string) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE signing_submissions SET evidence_pending = 0, combined_document_id = ?,
+			audit_document_id = ? WHERE id = ?`, combinedDocumentID, auditDocumentID, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return notFound("signing submission")
+		}
+		return nil
+	})
+}
+
 func loadSigningSubmission(ctx context.Context, q queryer, id int64) (ports.SigningSubmissionRecord, error) {
 	subs, err := loadSigningSubmissions(ctx, q, "s.id = ?", id)
 	if err != nil {
@@ -273,7 +309,8 @@ func loadSigningSubmission(ctx context.Context, q queryer, id int64) (ports.Sign
 // one per submission.
 func loadSigningSubmissions(ctx context.Context, q queryer, tail string, args ...any) ([]ports.SigningSubmissionRecord, error) {
 	rows, err := q.QueryContext(ctx, `SELECT s.id, s.template_id, s.name, s.signing_order, s.status, s.send_email,
-		s.message_subject, s.message_body, s.expire_at, s.created_at, s.updated_at, s.completed_at, s.declined_at, s.expired_at
+		s.message_subject, s.message_body, s.expire_at, s.created_at, s.updated_at, s.completed_at, s.declined_at, s.expired_at,
+		s.evidence_pending, s.combined_document_id, s.audit_document_id
 		FROM signing_submissions s WHERE `+tail, args...)
 	if err != nil {
 		return nil, err
@@ -285,7 +322,8 @@ func loadSigningSubmissions(ctx context.Context, q queryer, tail string, args ..
 		var expire, completed, declined, expired sql.NullInt64
 		var created, updated int64
 		if err := rows.Scan(&s.ID, &s.TemplateID, &s.Name, &s.Order, &s.Status, &s.SendEmail, &s.Message.Subject, &s.Message.Body,
-			&expire, &created, &updated, &completed, &declined, &expired); err != nil {
+			&expire, &created, &updated, &completed, &declined, &expired,
+			&s.EvidencePending, &s.CombinedDocumentID, &s.AuditDocumentID); err != nil {
 			rows.Close()
 			return nil, err
 		}

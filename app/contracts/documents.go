@@ -89,6 +89,9 @@ func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) e
 	}
 	now := s.d.Clock.Now()
 	d, err := s.d.Store.RemoveDocument(ctx, contractID, docID, func(d contract.Document) ([]contract.AuditEntry, error) {
+		if err := d.Removable(); err != nil {
+			return nil, err
+		}
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 			Details: fmt.Sprintf("%s (document %d)", d.FileName, d.ID)}}, nil
 	})

@@ -69,7 +69,9 @@ func interpret(e dsigning.Event) (r report, ok bool) {
 // change. A repeated event changes nothing and writes no entry. An event
 // for a submission no contract has (an older submission, another system
 // sharing the DocuSeal account) is logged and accepted: it returns nil.
-// Only a failure to read or write the database is returned.
+// Only a failure to read or write the database is returned. With
+// evidence configured, EventSubmissionCompleted then makes the signed
+// evidence (a failure is logged; ProduceEvidence retries it).
 //
 // It is the EventSink of the embedded signer, called after the signer's
 // own commit, and must not be called inside a write transaction.
@@ -102,6 +104,13 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 			"kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID, "status", c.Status, "err", refused)
 	default:
 		s.d.Logger.InfoContext(ctx, "signing event applied", "kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID, "status", c.Status)
+	}
+	if e.Kind == dsigning.EventSubmissionCompleted && s.d.Evidence.Source != nil {
+		// In the flow that made the contract Signed; a failure is
+		// retried by ProduceEvidence, as the submission stays pending.
+		if _, err := s.produceEvidence(ctx, e.SubmissionID); err != nil {
+			s.d.Logger.ErrorContext(ctx, "signed evidence not made; retried within a minute", "submission", e.SubmissionID, "err", err)
+		}
 	}
 	return nil
 }

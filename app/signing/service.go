@@ -53,6 +53,9 @@ type Deps struct {
 	// embedded signer); false when the provider keeps copies, so a
 	// template is built from the documents' bytes (DocuSeal).
 	DocumentsByReference bool
+	// Evidence makes the signed evidence of completed submissions; its
+	// zero value makes none.
+	Evidence EvidenceDeps
 }
 
 // Service implements ports.SigningService.

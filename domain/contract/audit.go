@@ -15,7 +15,16 @@ const (
 	ActionSubmittedForSigning Action = "submittedForSigning"
 	ActionSigningEvent        Action = "signingEvent"
 	ActionDeleted             Action = "deleted"
+	// ActionSigningCompleted records the signed evidence of a completed
+	// signing (API-DECISIONS 13), with the combined PDF's SHA-256.
+	ActionSigningCompleted Action = "signingCompleted"
 )
+
+// AllActions lists every audit action, for the API reference.
+func AllActions() []Action {
+	return []Action{ActionCreated, ActionUpdated, ActionStatusChanged, ActionDocumentAdded, ActionDocumentRemoved,
+		ActionSubmittedForSigning, ActionSigningEvent, ActionDeleted, ActionSigningCompleted}
+}
 
 // AuditEntry is one line of a contract's history. Entries outlive the
 // contract: deleting a Draft keeps its trail.

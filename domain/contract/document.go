@@ -30,6 +30,14 @@ const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 )
 
+// Document kinds (API-DECISIONS 13): an uploaded original, or the signed
+// evidence of a completed signing, which cannot be removed.
+const (
+	KindOriginal = "original"
+	KindSigned   = "signed" // the combined, digitally signed PDF
+	KindAudit    = "audit"  // the audit certificate
+)
+
 // Document is a file attached to a contract. Its bytes live in blob
 // storage under StorageKey; its metadata and checksum in the database.
 type Document struct {
@@ -42,6 +50,17 @@ type Document struct {
 	UploadedAt  time.Time
 	UploadedBy  int64 // user id
 	StorageKey  string
+	// Kind is KindOriginal, KindSigned or KindAudit; "" reads as
+	// KindOriginal.
+	Kind string
+}
+
+// Removable refuses to remove signed evidence: ECONFLICT.
+func (d Document) Removable() error {
+	if d.Kind == KindSigned || d.Kind == KindAudit {
+		return domain.Errorf(domain.ECONFLICT, "document %d is signed evidence (%s) and cannot be removed", d.ID, d.Kind)
+	}
+	return nil
 }
 
 // errUnsupported is the 415 of a file that is neither PDF nor DOCX.

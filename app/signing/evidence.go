@@ -1,0 +1,272 @@
+package signing
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/contract"
+	dsigning "counsel/domain/signing"
+	"counsel/ports"
+)
+
+// evidenceBatch is how many pending submissions one run of
+// ProduceEvidence reads at a time.
+const evidenceBatch = 20
+
+// EvidenceDeps are what the signed evidence of the embedded signer needs
+// (API-DECISIONS 13). Without a Source (DocuSeal) no evidence is made and
+// the provider's own URLs stay.
+type EvidenceDeps struct {
+	PDF    ports.PDFEvidence
+	Source ports.SigningEvidenceSource
+	Store  ports.EvidenceStore
+	// FirmName is the firm the certificate and the stamps name.
+	FirmName string
+}
+
+var _ ports.EvidenceService = (*Service)(nil)
+
+// SigningCertificatePEM implements ports.EvidenceService.
+func (s *Service) SigningCertificatePEM() []byte {
+	if s.d.Evidence.PDF == nil {
+		return nil
+	}
+	return s.d.Evidence.PDF.CertificatePEM()
+}
+
+// VerifyPDF implements ports.EvidenceService. The upload is staged to a
+// temporary file (hashed on the way) and verified from there, then
+// removed.
+func (s *Service) VerifyPDF(ctx context.Context, r io.Reader) (dsigning.Verification, error) {
+	if s.d.Evidence.PDF == nil {
+		return dsigning.Verification{}, domain.Errorf(domain.ENOTIMPLEMENTED, "signed evidence is not configured")
+	}
+	staged, err := s.d.Blobs.Stage(ctx, r, contract.MaxDocumentSize)
+	if err != nil {
+		if domain.ErrorCode(err) == domain.ETOOLARGE {
+			return dsigning.Verification{}, domain.Errorf(domain.ETOOLARGE, "the file is larger than %d MiB", contract.MaxDocumentSize>>20)
+		}
+		return dsigning.Verification{}, err
+	}
+	defer staged.Discard()
+	v, err := s.d.Evidence.PDF.Verify(ctx, staged, staged.Size())
+	if err != nil {
+		return dsigning.Verification{}, err
+	}
+	v.SHA256 = staged.SHA256()
+	if v.Valid && s.d.Evidence.Store != nil {
+		if v.CounselDocument, err = s.d.Evidence.Store.SignedDocumentBySHA256(ctx, v.SHA256); err != nil {
+			return dsigning.Verification{}, fmt.Errorf("look up signed document: %w", err)
+		}
+	}
+	return v, nil
+}
+
+// ProduceEvidence makes the evidence of every submission whose evidence
+// is pending (interrupted by a crash or a failure) and returns how many
+// it stored. It runs at start and every minute; a submission that fails
+// is logged and tried again on the next run.
+func (s *Service) ProduceEvidence(ctx context.Context) (int, error) {
+	if s.d.Evidence.Source == nil {
+		return 0, nil
+	}
+	ids, err := s.d.Evidence.Source.PendingEvidence(ctx, evidenceBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		stored, err := s.produceEvidence(ctx, id)
+		if err != nil {
+			s.d.Logger.ErrorContext(ctx, "signed evidence not made; retried within a minute", "submission", id, "err", err)
+			continue
+		}
+		if stored {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// produceEvidence makes and stores the evidence of one submission when it
+// is pending, and reports whether this call stored it. Of two runs racing
+// for one submission, the store keeps the first's documents and the
+// second's files are removed.
+func (s *Service) produceEvidence(ctx context.Context, submissionID string) (bool, error) {
+	ed := s.d.Evidence
+	rec, err := ed.Source.EvidenceRecord(ctx, submissionID)
+	if err != nil {
+		return false, fmt.Errorf("evidence record: %w", err)
+	}
+	if !rec.Pending {
+		return false, nil
+	}
+	c, err := ed.Store.ContractBySubmission(ctx, submissionID)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		// An older submission no contract refers to: nothing to attach
+		// evidence to.
+		s.d.Logger.WarnContext(ctx, "signed evidence skipped: no contract has the submission", "submission", submissionID)
+		return false, ed.Source.EvidenceStored(ctx, submissionID, "", "")
+	}
+	if err != nil {
+		return false, fmt.Errorf("contract of submission %s: %w", submissionID, err)
+	}
+	ev, pdfs, closeAll, err := s.evidenceInput(ctx, c, rec)
+	defer closeAll()
+	if err != nil {
+		return false, err
+	}
+	var combined, audit bytes.Buffer
+	if err := ed.PDF.Produce(ctx, ev, pdfs, &combined, &audit); err != nil {
+		return false, fmt.Errorf("produce evidence of submission %s: %w", submissionID, err)
+	}
+	now := s.d.Clock.Now()
+	docs := make([]contract.Document, 0, 2)
+	for _, f := range []struct {
+		kind, name string
+		b          []byte
+	}{
+		{contract.KindSigned, c.Name + " - signed.pdf", combined.Bytes()},
+		{contract.KindAudit, c.Name + " - audit certificate.pdf", audit.Bytes()},
+	} {
+		d, err := s.keep(ctx, f.b)
+		if err != nil {
+			s.discard(ctx, docs)
+			return false, err
+		}
+		d.ContractID, d.Kind, d.UploadedAt = c.ID, f.kind, now
+		d.FileName = contract.CleanFileName(f.name, contract.ContentTypePDF)
+		docs = append(docs, d)
+	}
+	entry := contract.AuditEntry{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: now,
+		Details: fmt.Sprintf("signed evidence of submission %s: combined PDF sha256 %s; audit certificate sha256 %s",
+			submissionID, docs[0].SHA256, docs[1].SHA256)}
+	stored, applied, err := ed.Store.AddEvidence(ctx, submissionID, docs, []contract.AuditEntry{entry})
+	if err != nil {
+		s.discard(ctx, docs)
+		return false, fmt.Errorf("store evidence of submission %s: %w", submissionID, err)
+	}
+	if !applied {
+		s.discard(ctx, docs)
+	}
+	var combinedID, auditID string
+	for _, d := range stored {
+		switch d.Kind {
+		case contract.KindSigned:
+			combinedID = strconv.FormatInt(d.ID, 10)
+		case contract.KindAudit:
+			auditID = strconv.FormatInt(d.ID, 10)
+		}
+	}
+	if err := ed.Source.EvidenceStored(ctx, submissionID, combinedID, auditID); err != nil {
+		return false, fmt.Errorf("link evidence of submission %s: %w", submissionID, err)
+	}
+	if applied {
+		s.d.Logger.InfoContext(ctx, "signed evidence stored", "contract", c.ID, "submission", submissionID, "sha256", docs[0].SHA256)
+	}
+	return applied, nil
+}
+
+// keep writes b durably as a new blob and returns its metadata.
+func (s *Service) keep(ctx context.Context, b []byte) (contract.Document, error) {
+	staged, err := s.d.Blobs.Stage(ctx, bytes.NewReader(b), int64(len(b))+1)
+	if err != nil {
+		return contract.Document{}, fmt.Errorf("stage evidence: %w", err)
+	}
+	defer staged.Discard()
+	key, err := staged.Commit(ctx)
+	if err != nil {
+		return contract.Document{}, fmt.Errorf("keep evidence: %w", err)
+	}
+	return contract.Document{ContentType: contract.ContentTypePDF, Size: staged.Size(), SHA256: staged.SHA256(), StorageKey: key}, nil
+}
+
+// discard removes the files of documents that were not recorded.
+func (s *Service) discard(ctx context.Context, docs []contract.Document) {
+	for _, d := range docs {
+		if err := s.d.Blobs.Delete(ctx, d.StorageKey); err != nil {
+			s.d.Logger.WarnContext(ctx, "evidence file not removed", "key", d.StorageKey, "err", err)
+		}
+	}
+}
+
+// evidenceInput gathers what the evidence states: the contract, its
+// signed documents (and opens the PDFs), the signers and the event log.
+// closeAll closes what was opened, also on error.
+func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec ports.SigningEvidenceRecord) (dsigning.Evidence, []ports.EvidencePDF, func(), error) {
+	var closers []io.Closer
+	closeAll := func() {
+		for _, cl := range closers {
+			cl.Close()
+		}
+	}
+	completed := rec.CompletedAt
+	if completed.IsZero() {
+		completed = s.d.Clock.Now()
+	}
+	ev := dsigning.Evidence{
+		FirmName: s.d.Evidence.FirmName, ContractUUID: c.UUID, ContractName: c.Name,
+		SubmissionID: rec.SubmissionID, CompletedAt: completed, Signers: rec.Signers,
+	}
+	var pdfs []ports.EvidencePDF
+	for _, idStr := range rec.DocumentIDs {
+		id, err := strconv.ParseInt(idStr, 10, 64)
+		if err != nil {
+			continue
+		}
+		d, err := s.d.Signing.DocumentByID(ctx, id)
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			// Removed after signing began: the certificate says so.
+			ev.Documents = append(ev.Documents, dsigning.EvidenceDocument{FileName: "document " + idStr + " (removed)", SHA256: "-"})
+			continue
+		}
+		if err != nil {
+			return ev, nil, closeAll, fmt.Errorf("document %d: %w", id, err)
+		}
+		isPDF := d.ContentType == contract.ContentTypePDF
+		ev.Documents = append(ev.Documents, dsigning.EvidenceDocument{FileName: d.FileName, ContentType: d.ContentType,
+			Size: d.Size, SHA256: d.SHA256, PDF: isPDF})
+		if !isPDF {
+			continue
+		}
+		rc, err := s.d.Blobs.Open(ctx, d.StorageKey)
+		if err != nil {
+			return ev, nil, closeAll, fmt.Errorf("open document %d: %w", id, err)
+		}
+		closers = append(closers, rc)
+		pdfs = append(pdfs, ports.EvidencePDF{Index: len(ev.Documents) - 1, Body: rc})
+	}
+	history, _, err := s.d.Contracts.History(ctx, c.ID, 100, 0)
+	if err != nil {
+		return ev, nil, closeAll, fmt.Errorf("history of contract %d: %w", c.ID, err)
+	}
+	for _, h := range history {
+		text := string(h.Action)
+		if h.Details != "" {
+			text += ": " + h.Details
+		}
+		ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: h.At, Text: text + " (" + h.ActorName + ")"})
+	}
+	for _, p := range rec.Signers {
+		if p.SentAt != nil {
+			ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: *p.SentAt, Text: "invitation emailed to " + p.Email})
+		}
+		if p.OpenedAt != nil {
+			ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: *p.OpenedAt, Text: p.Email + " opened the signing page"})
+		}
+	}
+	sort.SliceStable(ev.Events, func(i, j int) bool { return ev.Events[i].At.Before(ev.Events[j].At) })
+	for i := range ev.Events {
+		ev.Events[i].Text = strings.TrimSpace(ev.Events[i].Text)
+	}
+	return ev, pdfs, closeAll, nil
+}
