@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/counsel
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run test build bench fuzz fmt vet clean
+.PHONY: run test build bench bench-contracts fuzz fmt vet clean
 
 ## run: build and start the service on ./counsel.db (first start creates admin@localhost)
 run: build
@@ -16,11 +16,15 @@ build:
 ## test: vet and the whole test suite with the race detector (fuzz seed corpora included)
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## bench: the benchmarks (not part of make test)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-contracts: the issue-17 list shapes over 100,000 contracts of each generated data shape (slow: seeds 200,000)
+bench-contracts:
+	$(GO) test -run '^$$' -bench ContractShapes -benchtime 100x -timeout 40m ./app
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

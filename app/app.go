@@ -39,8 +39,11 @@ import (
 
 // App is a wired Counsel service.
 type App struct {
-	cfg      Config
-	log      *slog.Logger
+	cfg Config
+	log *slog.Logger
+	// logs batches the server log's request lines (logbuffer.go); nil with a
+	// Logger of the caller's.
+	logs     *logBuffer
 	db       *sqlite.DB
 	handler  http.Handler
 	Accounts *accounts.Service
@@ -90,15 +93,23 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
+	var logs *logBuffer
 	if cfg.Logger == nil {
-		cfg.Logger = NewLogger(cfg, cfg.Stderr)
+		var w io.Writer
+		if cfg.Stderr != nil {
+			logs = newLogBuffer(cfg.Stderr)
+			w = logs
+		}
+		cfg.Logger = NewLogger(cfg, w)
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, done: make(chan struct{})}
-	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+	a := &App{cfg: cfg, log: cfg.Logger, logs: logs, done: make(chan struct{})}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		a.Close()
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	db, err := sqlite.Open(ctx, cfg.DB)
 	if err != nil {
+		a.Close()
 		return nil, err
 	}
 	db.Now = cfg.Clock.Now
@@ -180,7 +191,9 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
 		return err
 	}
-	a.handler = httpadapter.NewHandler(httpadapter.Services{
+	// FrameGuard again around the whole handler: pages of other adapters
+	// mounted here later refuse framing as well (API-DECISIONS 12).
+	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Roles:         roles,
@@ -194,11 +207,12 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
+		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
-	})
+	}))
 	return nil
 }
 
@@ -359,6 +373,9 @@ func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher po
 	if created {
 		a.log.Info("created the first administrator", "email", account.NormalizeEmail(a.cfg.AdminEmail))
 		if generated && a.cfg.Stderr != nil {
+			if a.logs != nil {
+				a.logs.Flush() // the log's lines first
+			}
 			fmt.Fprintf(a.cfg.Stderr, "\nFirst start: created administrator %s with password\n\n    %s\n\nIt is shown only this once. Sign in and change it.\n\n",
 				account.NormalizeEmail(a.cfg.AdminEmail), password)
 		}
@@ -403,6 +420,9 @@ func (a *App) Close() error {
 	}
 	if a.db != nil {
 		errs = append(errs, a.db.Close())
+	}
+	if a.logs != nil {
+		errs = append(errs, a.logs.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -34,6 +34,8 @@ type Config struct {
 
 	CORSOrigins    []string
 	TrustedProxies []netip.Prefix
+	FrameAncestors []string
+	LinkTTL        time.Duration
 
 	AdminEmail    string
 	AdminPassword string
@@ -162,6 +164,18 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"COUNSEL_FRAME_ANCESTORS", "", "comma-separated origins (https://www.firm.example) that may frame the signer's pages; empty: none", func(c *Config, v string) error {
+			c.FrameAncestors = nil
+			for _, o := range list(v) {
+				origin, ok := parseOrigin(o)
+				if !ok {
+					return fmt.Errorf("%q is not an http(s) origin such as https://www.firm.example", o)
+				}
+				c.FrameAncestors = append(c.FrameAncestors, origin)
+			}
+			return nil
+		}},
+		{"COUNSEL_LINK_TTL", "1h", "lifetime of the signed links to documents of signing templates", dur(func(c *Config) *time.Duration { return &c.LinkTTL })},
 		{"COUNSEL_ADMIN_EMAIL", "admin@localhost", "first administrator's email (first start only)", str(func(c *Config) *string { return &c.AdminEmail })},
 		{"COUNSEL_ADMIN_PASSWORD", "", "first administrator's password (first start only); empty: random, printed once", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
 		{"COUNSEL_OTP_DELIVERY", "response", "response, log or smtp", str(func(c *Config) *string { return &c.OTPDelivery })},
@@ -205,6 +219,19 @@ func settings() []setting {
 			return nil
 		}},
 	}
+}
+
+// parseOrigin accepts scheme://host[:port] with an http(s) scheme and
+// nothing else (no path, query, user or wildcard), and returns it in
+// lower case as browsers compare it.
+func parseOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		strings.ContainsAny(u.Host, "*;, '\"") {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
 }
 
 // flagName is the flag of an env name: COUNSEL_DATA_DIR gives data-dir.
@@ -280,6 +307,9 @@ func (c Config) Validate() error {
 	}
 	if c.RefreshTTL < c.AccessTTL {
 		bad("COUNSEL_REFRESH_TTL must not be shorter than COUNSEL_ACCESS_TTL")
+	}
+	if c.LinkTTL < time.Minute || c.LinkTTL > 168*time.Hour {
+		bad("COUNSEL_LINK_TTL must be between 1m and 168h")
 	}
 	if c.OTPTTL < 10*time.Second || c.OTPTTL > time.Hour {
 		bad("COUNSEL_OTP_TTL must be between 10s and 1h")

@@ -38,12 +38,15 @@ func TestLoadConfig(t *testing.T) {
 		is.Equal(c.OTPDelivery, "response")
 		is.Equal(c.SigningProvider, "embedded")
 		is.Equal(c.AdminEmail, "admin@localhost")
+		is.Equal(c.LinkTTL, time.Hour)     // signed template document links
+		is.Equal(len(c.FrameAncestors), 0) // no site may frame the signer's pages
 	})
 	t.Run("environment, then flags", func(t *testing.T) {
 		is := is.New(t)
 		c, err := load([]string{"--access-ttl", "5m", "--cors-origins", "https://a.example, https://b.example"},
 			map[string]string{"COUNSEL_ACCESS_TTL": "10m", "COUNSEL_ADDR": ":9000", "COUNSEL_OTP_RESEND_INTERVAL": "0",
-				"COUNSEL_TRUSTED_PROXIES": "10.0.0.0/8,127.0.0.1", "COUNSEL_OIDC_ALLOWED_DOMAINS": "@Firm.example"})
+				"COUNSEL_TRUSTED_PROXIES": "10.0.0.0/8,127.0.0.1", "COUNSEL_OIDC_ALLOWED_DOMAINS": "@Firm.example",
+				"COUNSEL_LINK_TTL": "30m", "COUNSEL_FRAME_ANCESTORS": "https://WWW.Firm.example/, http://intranet.example:8080"})
 		is.NoErr(err)
 		is.Equal(c.AccessTTL, 5*time.Minute) // the flag wins
 		is.Equal(c.Addr, ":9000")
@@ -51,6 +54,8 @@ func TestLoadConfig(t *testing.T) {
 		is.Equal(c.CORSOrigins, []string{"https://a.example", "https://b.example"})
 		is.Equal(len(c.TrustedProxies), 2)
 		is.Equal(c.OIDCAllowedDomains, []string{"firm.example"})
+		is.Equal(c.LinkTTL, 30*time.Minute)
+		is.Equal(c.FrameAncestors, []string{"https://www.firm.example", "http://intranet.example:8080"})
 	})
 	bad := []struct {
 		name string
@@ -69,6 +74,12 @@ func TestLoadConfig(t *testing.T) {
 		{"proxy", map[string]string{"COUNSEL_TRUSTED_PROXIES": "proxy.local"}, "COUNSEL_TRUSTED_PROXIES"},
 		{"oidc half", map[string]string{"COUNSEL_OIDC_ISSUER": "https://accounts.google.com"}, "COUNSEL_OIDC_CLIENT_ID"},
 		{"short admin password", map[string]string{"COUNSEL_ADMIN_PASSWORD": "short"}, "COUNSEL_ADMIN_PASSWORD"},
+		{"link ttl too short", map[string]string{"COUNSEL_LINK_TTL": "10s"}, "COUNSEL_LINK_TTL"},
+		{"link ttl too long", map[string]string{"COUNSEL_LINK_TTL": "169h"}, "COUNSEL_LINK_TTL"},
+		{"frame ancestor wildcard", map[string]string{"COUNSEL_FRAME_ANCESTORS": "*"}, "COUNSEL_FRAME_ANCESTORS"},
+		{"frame ancestor with path", map[string]string{"COUNSEL_FRAME_ANCESTORS": "https://firm.example/page"}, "COUNSEL_FRAME_ANCESTORS"},
+		{"frame ancestor scheme", map[string]string{"COUNSEL_FRAME_ANCESTORS": "javascript:alert(1)"}, "COUNSEL_FRAME_ANCESTORS"},
+		{"frame ancestor injection", map[string]string{"COUNSEL_FRAME_ANCESTORS": "https://a.example;script-src *"}, "COUNSEL_FRAME_ANCESTORS"},
 		{"totp issuer with a colon", map[string]string{"COUNSEL_TOTP_ISSUER": "Smith: Law"}, "COUNSEL_TOTP_ISSUER"},
 		{"blank totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": "  "}, "COUNSEL_TOTP_ISSUER"},
 		{"long totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": strings.Repeat("x", 101)}, "COUNSEL_TOTP_ISSUER"},

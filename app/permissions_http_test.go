@@ -7,17 +7,40 @@ import (
 	"testing"
 
 	"counsel/app/apptest"
+	"counsel/domain/account"
 
 	"github.com/matryer/is"
 )
 
 // TestEveryProtectedRouteRefuses walks the OpenAPI document (which the
-// route table generates) and proves that every protected route refuses an
-// anonymous caller with 401 and, where it names permissions, a signed-in
-// caller without them with 403.
+// route table generates, so a route added later is covered) and proves
+// that every protected route refuses an anonymous caller and a garbage
+// token with 401 and, where it names permissions, a signed-in caller
+// without any permission and a partly privileged one holding every
+// permission except a needed one with 403.
 func TestEveryProtectedRouteRefuses(t *testing.T) {
 	s := apptest.New(t)
 	_, nobody := s.User(t)
+	// allBut returns a token holding every permission except p, one user
+	// per permission.
+	allBut := map[string]string{}
+	tokenWithout := func(t *testing.T, name string) string {
+		if tok, ok := allBut[name]; ok {
+			return tok
+		}
+		var perms []account.Permission
+		for _, p := range account.AllPermissions() {
+			if p.String() != name {
+				perms = append(perms, p)
+			}
+		}
+		if len(perms) == len(account.AllPermissions()) {
+			t.Fatalf("x-permission names an unknown permission %q", name)
+		}
+		_, tok := s.User(t, perms...)
+		allBut[name] = tok
+		return tok
+	}
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Permission string `json:"x-permission"`
@@ -51,6 +74,10 @@ func TestEveryProtectedRouteRefuses(t *testing.T) {
 					r = s.Do(t, method, path, nobody, "{}")
 					is.Equal(r.Status, 403) // signed in without the permission
 					is.Equal(r.Header.Get("Content-Type"), "application/problem+json")
+					for _, need := range strings.Split(op.Permission, ", ") {
+						r = s.Do(t, method, path, tokenWithout(t, need), "{}")
+						is.Equal(r.Status, 403) // every permission but this needed one
+					}
 				}
 			})
 		}

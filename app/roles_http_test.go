@@ -96,18 +96,9 @@ func TestRoleChangesNeedASystemAdministrator(t *testing.T) {
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, editor := s.User(t, account.RolesCreate, account.RolesEdit, account.RolesView)
-	var staff struct{ ID int64 }
-	var roles []struct {
-		ID   int64
-		Name string
-	}
-	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
-	for _, r := range roles {
-		if r.Name == "Staff" {
-			staff.ID = r.ID
-		}
-	}
-	path := fmt.Sprintf("/api/roles/%d", staff.ID)
+	var para struct{ ID int64 }
+	s.Do(t, "POST", "/api/roles", admin, map[string]any{"name": "Paralegal"}).JSON(t, &para)
+	path := fmt.Sprintf("/api/roles/%d", para.ID)
 	tests := []struct {
 		name, method, path, token string
 		body                      any
@@ -115,7 +106,7 @@ func TestRoleChangesNeedASystemAdministrator(t *testing.T) {
 	}{
 		{"create a system-admin role", "POST", "/api/roles", editor, map[string]any{"name": "Root", "isSystemAdmin": true}, 403},
 		{"make a role system admin", "PUT", path, editor, map[string]any{"isSystemAdmin": true}, 403},
-		{"rename keeps the other fields", "PUT", path, editor, map[string]any{"name": "Staff members"}, 200},
+		{"rename keeps the other fields", "PUT", path, editor, map[string]any{"name": "Paralegals"}, 200},
 		{"an administrator may", "PUT", path, admin, map[string]any{"isSystemAdmin": true}, 200},
 		{"and undo it", "PUT", path, admin, map[string]any{"isSystemAdmin": false}, 200},
 		{"wrong type", "PUT", path, admin, map[string]any{"isDefaultRole": "yes"}, 400},
@@ -135,7 +126,7 @@ func TestRoleChangesNeedASystemAdministrator(t *testing.T) {
 		IsSystemAdmin bool
 	}
 	s.Do(t, "GET", path, admin, nil).JSON(t, &got)
-	is.Equal(got.Name, "Staff members")
-	is.True(got.IsDefaultRole)  // absent from the renaming body: unchanged
+	is.Equal(got.Name, "Paralegals")
+	is.True(!got.IsDefaultRole) // absent from the renaming body: unchanged
 	is.True(!got.IsSystemAdmin) // undone
 }

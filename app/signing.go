@@ -73,9 +73,11 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		Events: func(ctx context.Context, e signing.Event) error { return svc.ApplySigningEvent(ctx, e) },
 		Mailer: mailer,
 		Secret: secret,
-		Now:    cfg.Clock.Now,
-		Rand:   cfg.Rand,
-		Logger: a.log,
+		// COUNSEL_LINK_TTL: how long a template document's signed link works.
+		DocumentLinkTTL: cfg.LinkTTL,
+		Now:             cfg.Clock.Now,
+		Rand:            cfg.Rand,
+		Logger:          a.log,
 	})
 	if err != nil {
 		return err

@@ -47,8 +47,14 @@ func Open(dir string, random io.Reader) (*Store, error) {
 		random = rand.Reader
 	}
 	s := &Store{docs: filepath.Join(dir, "documents"), tmp: filepath.Join(dir, "tmp"), rand: random}
-	for _, d := range []string{s.docs, s.tmp} {
-		if err := os.MkdirAll(d, 0o750); err != nil {
+	// Owner-only whatever the umask, and tightened when an older version
+	// made them wider: documents are clients' contracts. Files in them
+	// are made 0600 by os.CreateTemp and keep that mode when renamed.
+	for _, d := range []string{dir, s.docs, s.tmp} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("blob folder: %w", err)
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
 			return nil, fmt.Errorf("blob folder: %w", err)
 		}
 	}

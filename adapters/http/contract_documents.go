@@ -2,6 +2,7 @@ package http
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -85,14 +86,22 @@ func bodyError(err error) error {
 	return &domain.Error{Code: domain.EINVALID, Message: "the upload could not be read: the multipart body is malformed or incomplete", Err: err}
 }
 
-// filePart finds the part named file, reading past any other parts. The
+// maxPartsBeforeFile bounds the parts read before the file: thousands of
+// tiny parts within the body limit would otherwise cost a header parse
+// each for nothing.
+const maxPartsBeforeFile = 10
+
+// filePart finds the part named file, reading past a few other parts. The
 // file itself is not read here: the service streams it.
 func filePart(r *http.Request) (*multipart.Part, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, domain.Errorf(domain.EUNSUPPORTED, "send the document as multipart/form-data in the field file")
 	}
-	for {
+	for n := 0; ; n++ {
+		if n == maxPartsBeforeFile {
+			return nil, domain.Invalid(map[string][]string{"file": {fmt.Sprintf("file must come within the first %d parts", maxPartsBeforeFile)}})
+		}
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			return nil, domain.Invalid(map[string][]string{"file": {"file is required"}})

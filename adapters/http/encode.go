@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"counsel/domain"
@@ -17,10 +18,20 @@ import (
 // errBodyTooLarge marks a body cut off by the size limit.
 var errBodyTooLarge = &domain.Error{Code: domain.ETOOLARGE, Message: "the request body is too large"}
 
+// bufPool holds encoding buffers: the hot reads (GET /api/me) then
+// allocate no buffer per answer.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // writeJSON writes v as JSON with status.
 func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 { // a large answer's buffer is left to the GC
+			bufPool.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	b := buf.Bytes()

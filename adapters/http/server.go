@@ -52,6 +52,7 @@ type Options struct {
 	Logger         *slog.Logger
 	MaxBody        int64          // default 1 MiB
 	CORSOrigins    []string       // empty: no CORS headers
+	FrameAncestors []string       // origins that may frame the signer's pages; empty: none
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
 	AuthRateLimit  int            // requests a minute per address on public sign-in routes; 0 off
 	Now            func() time.Time
@@ -73,7 +74,7 @@ type server struct {
 func NewHandler(svc Services, opts Options) http.Handler { return newServer(svc, opts).handler() }
 
 // handler is the router wrapped in the outer middleware.
-func (s *server) handler() http.Handler { return s.observe(s.cors(s.router)) }
+func (s *server) handler() http.Handler { return s.observe(FrameGuard(s.cors(s.router))) }
 
 func newServer(svc Services, opts Options) *server {
 	if opts.Logger == nil {

@@ -74,7 +74,7 @@ type signingSubmitterDTO struct {
 	CompletedAt   *Time   `json:"completedAt"`
 	DeclinedAt    *Time   `json:"declinedAt"`
 	DeclineReason *string `json:"declineReason"`
-	EmbedSrc      string  `json:"embedSrc" doc:"the submitter's signing link"`
+	EmbedSrc      string  `json:"embedSrc" doc:"the submitter's signing link; empty for callers without ContractEdit"`
 }
 
 type signingSubmissionListDTO struct {
@@ -126,13 +126,13 @@ func toSigningSubmissions(subs []signing.Submission) []signingSubmissionDTO {
 type signingTemplateDocumentDTO struct {
 	ID       string `json:"id"`
 	FileName string `json:"fileName"`
-	URL      string `json:"url" doc:"where the document can be downloaded (the embedded signer's links work for an hour)"`
+	URL      string `json:"url" doc:"where the document can be downloaded (the embedded signer's signed links work for COUNSEL_LINK_TTL, 1h by default)"`
 }
 
 type signingTemplateDTO struct {
 	ID        string                       `json:"id" doc:"the provider's template id (digitalContractId)"`
 	Name      string                       `json:"name"`
-	Slug      string                       `json:"slug"`
+	Slug      string                       `json:"slug" doc:"the template's slug; empty for callers without ContractEdit"`
 	Roles     []string                     `json:"roles"`
 	Documents []signingTemplateDocumentDTO `json:"documents"`
 	CreatedAt *Time                        `json:"createdAt"`

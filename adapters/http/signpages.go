@@ -55,10 +55,13 @@ func (s *server) signPageRoutes() []route {
 	}
 }
 
-// signPageHeaders are sent with every signing page and document.
-func signPageHeaders(w http.ResponseWriter) {
+// signPageHeaders are sent with every signing page and document. Only
+// the origins of COUNSEL_FRAME_ANCESTORS may frame them.
+func (s *server) signPageHeaders(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	ancestors, xfo := signerFraming(s.opts.FrameAncestors)
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors "+ancestors)
+	h.Set("X-Frame-Options", xfo)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 }
@@ -72,7 +75,7 @@ func (s *server) renderSignPage(w http.ResponseWriter, r *http.Request, status i
 		buf.Reset()
 		buf.WriteString("<!doctype html><title>Error</title><p>Something went wrong.</p>")
 	}
-	signPageHeaders(w)
+	s.signPageHeaders(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
@@ -249,7 +252,7 @@ func (s *server) handleSignDocument() http.HandlerFunc {
 			return
 		}
 		defer doc.Body.Close()
-		signPageHeaders(w)
+		s.signPageHeaders(w)
 		h := w.Header()
 		h.Set("Content-Type", doc.ContentType)
 		disposition := mime.FormatMediaType("attachment", map[string]string{"filename": doc.FileName})

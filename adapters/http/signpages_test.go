@@ -178,12 +178,13 @@ func signFormValues(tok, name string, consent bool) url.Values {
 
 // isSignPage checks the headers every signing page carries.
 func isSignPage(is *is.I, r signPageResp) {
-	is.Equal(r.header.Get("Content-Type"), "text/html; charset=utf-8")                                                     // HTML
-	is.Equal(r.header.Get("Content-Security-Policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'") // no script
-	is.Equal(r.header.Get("Cache-Control"), "no-store")                                                                    // never cached
-	is.Equal(r.header.Get("Referrer-Policy"), "no-referrer")                                                               // the slug never leaks
-	is.Equal(r.header.Get("X-Content-Type-Options"), "nosniff")                                                            // from the outer middleware
-	is.True(!strings.Contains(strings.ToLower(r.body), "<script"))                                                         // no script at all
+	is.Equal(r.header.Get("Content-Type"), "text/html; charset=utf-8")                                                                             // HTML
+	is.Equal(r.header.Get("Content-Security-Policy"), "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'") // no script, no framing
+	is.Equal(r.header.Get("X-Frame-Options"), "DENY")                                                                                              // no framing, for older browsers
+	is.Equal(r.header.Get("Cache-Control"), "no-store")                                                                                            // never cached
+	is.Equal(r.header.Get("Referrer-Policy"), "no-referrer")                                                                                       // the slug never leaks
+	is.Equal(r.header.Get("X-Content-Type-Options"), "nosniff")                                                                                    // from the outer middleware
+	is.True(!strings.Contains(strings.ToLower(r.body), "<script"))                                                                                 // no script at all
 }
 
 func TestSignPageEscapesWhatItShows(t *testing.T) {

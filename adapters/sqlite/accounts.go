@@ -187,39 +187,6 @@ const (
 	insertRefreshSQL = `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`
 )
 
-// Refresh implements ports.AccountStore. It is the hottest write path, so
-// its statements are prepared once; the user's standing is read in the
-// same query.
-func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		var used sql.NullInt64
-		var userOK bool
-		ss, err := scanSession(s.db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
-		if err != nil {
-			return err
-		}
-		st := account.RefreshState{Session: ss, Used: used.Valid, UserActive: userOK}
-		if err := fn(&st); err != nil {
-			return err
-		}
-		now := ms(s.db.Now())
-		if st.Revoke {
-			if _, err := s.db.txExec(ctx, tx, revokeSessionSQL, now, ss.ID); err != nil {
-				return err
-			}
-		}
-		if st.NewTokenHash != nil {
-			if _, err := s.db.txExec(ctx, tx, useRefreshSQL, now, tokenHash); err != nil {
-				return err
-			}
-			if _, err := s.db.txExec(ctx, tx, insertRefreshSQL, st.NewTokenHash, ss.ID, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 // SessionByRefreshHash implements ports.AccountStore.
 func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error) {
 	return scanSession(s.db.queryRow(ctx, `SELECT `+sessionCols+`

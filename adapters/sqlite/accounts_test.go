@@ -913,3 +913,71 @@ func TestBackup(t *testing.T) {
 		is.Equal(string(b), "precious") // untouched
 	})
 }
+
+func TestRefreshGroupCommit(t *testing.T) {
+	// Many refreshes at once, committed in shared transactions: each
+	// session's token rotates exactly once, an unknown token and a
+	// refresh whose decision fails fail alone (its writes undone), and
+	// every rotation is on disk when Refresh returns.
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	db := openPath(t, path)
+	s := NewAccountStore(db)
+	if _, err := s.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	const sessions = 30
+	for i := range sessions {
+		newSession(t, s, fmt.Sprintf("s%d", i), 1, fmt.Sprintf("h%d", i))
+	}
+	is := is.New(t)
+	var mu sync.Mutex
+	rotated := map[string]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	failing := errors.New("decision failed")
+	for i := range 3 * sessions {
+		wg.Go(func() {
+			<-start
+			hash := fmt.Sprintf("h%d", i%sessions)
+			err := s.Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+				if i >= 2*sessions { // a third of the calls: decide, then fail
+					st.NewTokenHash = []byte(fmt.Sprintf("bad-%d", i))
+					st.Revoke = true
+					return failing
+				}
+				if !st.Used {
+					st.NewTokenHash = []byte(fmt.Sprintf("n%d", i))
+					mu.Lock()
+					rotated[hash]++
+					mu.Unlock()
+				}
+				return nil
+			})
+			if i >= 2*sessions && !errors.Is(err, failing) {
+				t.Errorf("refresh %d: %v, want the decision's error", i, err)
+			} else if i < 2*sessions && err != nil {
+				t.Errorf("refresh %d: %v", i, err)
+			}
+		})
+		wg.Go(func() {
+			<-start
+			err := s.Refresh(ctx, []byte(fmt.Sprintf("unknown-%d", i)), func(*account.RefreshState) error { return nil })
+			if code(err) != domain.ENOTFOUND {
+				t.Errorf("unknown token: %v", err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	is.Equal(len(rotated), sessions) // every session rotated
+	for _, n := range rotated {
+		is.Equal(n, 1) // exactly once
+	}
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL"), sessions)          // one current token each
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM refresh_tokens WHERE CAST(hash AS TEXT) LIKE 'bad-%'"), 0) // failed decisions undone
+	is.Equal(scalar[int](t, db, "SELECT count(*) FROM sessions WHERE revoked_at IS NOT NULL"), 0)                // their revocations too
+	// Durable: a second connection to the file sees every rotation.
+	other := openPath(t, path)
+	is.Equal(scalar[int](t, other, "SELECT count(*) FROM refresh_tokens WHERE CAST(hash AS TEXT) LIKE 'n%'"), sessions)
+}

@@ -131,6 +131,9 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 		if err != nil {
 			return err
 		}
+		if err := addTerms(ctx, tx, c); err != nil {
+			return err
+		}
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
 			return err
 		}
@@ -181,6 +184,11 @@ func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contra
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
 		return contract.Contract{}, err
+	}
+	if c.Name != before.Name || c.Description != before.Description || c.Comments != before.Comments {
+		if err := addTerms(ctx, tx, c); err != nil {
+			return contract.Contract{}, err
+		}
 	}
 	if err := insertAudit(ctx, tx, id, entries); err != nil {
 		return contract.Contract{}, err
@@ -418,18 +426,34 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	defer tx.Rollback()
 	count := int64(-1)
 	var ids []any
-	if term := strings.TrimSpace(f.Search); term != "" && f.Limit > 0 {
-		if ids, count, err = searchPage(ctx, tx, f, term, where, args, order); err != nil {
+	if term := strings.TrimSpace(f.Search); term != "" {
+		terms, ok, err := wordTerms(ctx, tx, term)
+		switch {
+		case err != nil:
 			return nil, 0, err
+		case ok:
+			if ids, count, err = wordSearchPage(ctx, tx, f, terms, order); err != nil {
+				return nil, 0, err
+			}
+		case f.Limit > 0:
+			if ids, count, err = searchPage(ctx, tx, f, term, where, args, order); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	if count < 0 { // not known yet: no search, or Offset past the matches
 		from := " FROM contracts c"
-		if byFilterIndex(f) {
+		if storedCount(f) {
+			if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM contract_counts c`+where, args...).Scan(&count); err != nil {
+				return nil, 0, err
+			}
+		} else if byFilterIndex(f) {
 			from = " FROM contracts c INDEXED BY contracts_filter"
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
-			return nil, 0, err
+		if count < 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	items := []contract.Contract{}
@@ -643,7 +667,15 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 			return err
 		}
 		defer audit.Close()
+		terms, err := newTermAdder(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer terms.close()
 		for _, c := range cs {
+			if err := terms.add(ctx, c); err != nil {
+				return err
+			}
 			amount, err := amountCents(c.Amount)
 			if err != nil {
 				return err

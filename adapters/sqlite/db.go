@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -41,6 +42,8 @@ type DB struct {
 	stmts stmts
 	// profiles caches GET /api/me's profile rows (profiles.go).
 	profiles profileCache
+	// refreshes groups concurrent refreshes into one commit (refresh_batch.go).
+	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 }
@@ -67,6 +70,9 @@ func dsn(path string, readOnly bool) string {
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
+	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
 	}
 	write, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
@@ -162,8 +168,42 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	}
 	defer conn.Close()
 	conn.SetMaxOpenConns(1)
-	if _, err := conn.ExecContext(ctx, "VACUUM INTO ?", dest); err != nil {
+	// VACUUM INTO takes an empty file: made here owner-only, so the copy
+	// never exists readable by others, whatever the umask.
+	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	f.Close()
+	if _, err := conn.ExecContext(ctx, "VACUUM INTO ?", dest); err != nil {
+		os.Remove(dest)
+		return fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	return nil
+}
+
+// ownerOnly creates the database file 0600 before SQLite opens it, and
+// tightens it and its companions when an older version or a copy left
+// them wider. SQLite gives the WAL, shared-memory and journal files the
+// mode of the database file, whatever the umask, so they follow.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		info, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("check %s: %w", p, err)
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, info.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("make %s owner-only: %w", p, err)
+			}
+		}
 	}
 	return nil
 }

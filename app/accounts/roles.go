@@ -57,7 +57,8 @@ func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
 }
 
 // CreateRole adds a role. Only a system administrator may create a
-// system-admin role: RolesCreate must not be a way to make one.
+// system-admin or default role (API-DECISIONS 12): RolesCreate must not
+// be a way to make one.
 func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
 	p, err := account.Require(ctx, account.RolesCreate)
 	if err != nil {
@@ -66,15 +67,19 @@ func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.R
 	if err := in.Validate(); err != nil {
 		return account.Role{}, err
 	}
-	if in.IsSystemAdmin && !p.SystemAdmin {
-		return account.Role{}, domain.Errorf(domain.EFORBIDDEN, "only a system administrator may create a system-admin role")
+	after := account.Role{Name: in.Name, IsSystemAdmin: in.IsSystemAdmin, IsDefaultRole: in.IsDefaultRole}
+	if err := account.CheckShapeRole(p, nil, &after); err != nil {
+		return account.Role{}, err
+	}
+	if err := account.CheckRoleFlags(in); err != nil {
+		return account.Role{}, err
 	}
 	return r.store.CreateRole(ctx, in)
 }
 
 // UpdateRole changes a role; fields absent from the patch keep their
-// value. Only a system administrator may change whether a role is a
-// system-admin role.
+// value. Only a system administrator may change a system-admin or default
+// role, or make a role one.
 func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatch) (account.Role, error) {
 	p, err := account.Require(ctx, account.RolesEdit)
 	if err != nil {
@@ -88,20 +93,36 @@ func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatc
 	if err := in.Validate(); err != nil {
 		return account.Role{}, err
 	}
-	if in.IsSystemAdmin != cur.IsSystemAdmin && !p.SystemAdmin {
-		return account.Role{}, domain.Errorf(domain.EFORBIDDEN, "only a system administrator may change whether a role is a system-admin role")
+	after := cur
+	after.Name, after.IsSystemAdmin, after.IsDefaultRole = in.Name, in.IsSystemAdmin, in.IsDefaultRole
+	if err := account.CheckShapeRole(p, &cur, &after); err != nil {
+		return account.Role{}, err
 	}
+	if err := account.CheckRoleFlags(in); err != nil {
+		return account.Role{}, err
+	}
+	// A role that becomes a system-admin role grants everything to its
+	// holders; CheckShapeRole has already limited that to administrators.
 	role, err := r.store.UpdateRole(ctx, id, in)
 	r.inv.Invalidate()
 	return role, err
 }
 
-// DeleteRole removes a role.
+// DeleteRole removes a role. Only a system administrator may delete a
+// system-admin or default role.
 func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
-	if _, err := account.Require(ctx, account.RolesDelete); err != nil {
+	p, err := account.Require(ctx, account.RolesDelete)
+	if err != nil {
 		return err
 	}
-	err := r.store.DeleteRole(ctx, id)
+	cur, err := r.store.Role(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := account.CheckShapeRole(p, &cur, nil); err != nil {
+		return err
+	}
+	err = r.store.DeleteRole(ctx, id)
 	r.inv.Invalidate()
 	return err
 }
@@ -119,17 +140,30 @@ func (r *Roles) RolePermissions(ctx context.Context, id int64) ([]string, error)
 // SetRolePermissions replaces a role's permissions. Unknown names are an
 // EINVALID error listing the accepted ones.
 func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string) ([]string, error) {
-	if _, err := account.Require(ctx, account.RolesEdit); err != nil {
+	p, err := account.Require(ctx, account.RolesEdit)
+	if err != nil {
 		return nil, err
 	}
 	var set account.PermissionSet
 	for _, n := range names {
-		p, ok := account.ParsePermission(n)
+		perm, ok := account.ParsePermission(n)
 		if !ok {
 			return nil, domain.Invalid(map[string][]string{"permissions": {
 				"unknown permission " + n + "; accepted: " + strings.Join(account.AllPermissionSet.Names(), ", ")}})
 		}
-		set |= account.NewPermissionSet(p)
+		set |= account.NewPermissionSet(perm)
+	}
+	cur, err := r.store.Role(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := account.CheckShapeRole(p, &cur, &cur); err != nil {
+		return nil, err
+	}
+	// Adding a permission grants it to every holder of the role;
+	// taking one away grants nothing.
+	if err := account.CheckGrant(p, "these permissions", set&^cur.Effective()); err != nil {
+		return nil, err
 	}
 	role, err := r.store.SetRolePermissions(ctx, id, set)
 	r.inv.Invalidate()
@@ -161,13 +195,20 @@ func (r *Roles) guardAdminRole(ctx context.Context, p account.Principal, roleID 
 	return nil
 }
 
-// AddUserRole gives a user a role.
+// AddUserRole gives a user a role: a guarded role only by a system
+// administrator, any other only when it grants nothing beyond the
+// caller's own permissions (which also keeps a caller from widening
+// their own).
 func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
 	p, err := account.Require(ctx, account.UsersEdit)
 	if err != nil {
 		return err
 	}
-	if err := r.guardAdminRole(ctx, p, roleID); err != nil {
+	role, err := r.store.Role(ctx, roleID)
+	if err != nil {
+		return err
+	}
+	if err := account.CheckAssignRole(p, role); err != nil {
 		return err
 	}
 	err = r.store.AddUserRole(ctx, userID, roleID)

@@ -108,7 +108,9 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		t.Fatalf("start app: %v", err)
 	}
 	s := &Server{App: a, Clock: clock, Config: cfg}
-	s.Server = &httptest.Server{Listener: ln, Config: &http.Server{Handler: openapitest.Handler(t, a.Handler())}}
+	// The real server's timeouts and bounds, so attacks meet them; every
+	// exchange is checked against /openapi.json.
+	s.Server = &httptest.Server{Listener: ln, Config: app.NewHTTPServer(openapitest.Handler(t, a.Handler()))}
 	s.Server.Start()
 	t.Cleanup(func() {
 		s.Server.Close()

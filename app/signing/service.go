@@ -286,7 +286,8 @@ func (s *Service) OpenDocument(ctx context.Context, documentID string) (io.ReadC
 
 // Template implements ports.SigningService.
 func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Template, error) {
-	if _, err := account.Require(ctx, account.ContractView); err != nil {
+	p, err := account.Require(ctx, account.ContractView)
+	if err != nil {
 		return dsigning.Template{}, err
 	}
 	c, err := s.digital(ctx, contractID)
@@ -297,6 +298,11 @@ func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Temp
 	if err != nil {
 		return dsigning.Template{}, providerError(err, fmt.Sprintf("the signing template %s of contract %d no longer exists at the signing provider", c.DigitalContractID, c.ID))
 	}
+	if !p.Can(account.ContractEdit) {
+		// At DocuSeal the slug opens a form anyone can sign: it lets a
+		// person act as a signer (API-DECISIONS 12).
+		t.Slug = ""
+	}
 	return t, nil
 }
 
@@ -305,7 +311,8 @@ func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Temp
 // seen (a lost webhook) is applied through ApplySigningEvent; a failure to
 // do so is logged and does not fail the read.
 func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning.Submission, error) {
-	if _, err := account.Require(ctx, account.ContractView); err != nil {
+	p, err := account.Require(ctx, account.ContractView)
+	if err != nil {
 		return nil, err
 	}
 	c, err := s.digital(ctx, contractID)
@@ -319,7 +326,21 @@ func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning
 	if c.Status == contract.WaitingForClientSignature && c.DigitalContractSubmissionID != "" {
 		s.reconcile(ctx, c, subs)
 	}
+	if !p.Can(account.ContractEdit) {
+		withoutSignerLinks(subs)
+	}
 	return subs, nil
+}
+
+// withoutSignerLinks blanks every signer's link: with it a person signs
+// in the signer's place, so only ContractEdit sees it (API-DECISIONS 12).
+// The submitters and their statuses stay.
+func withoutSignerLinks(subs []dsigning.Submission) {
+	for i := range subs {
+		for j := range subs[i].Submitters {
+			subs[i].Submitters[j].EmbedSrc = ""
+		}
+	}
 }
 
 // reconcile applies the outcome of c's submission, found in subs or read

@@ -93,15 +93,21 @@ func (s *Service) User(ctx context.Context, id int64) (user.Profile, error) {
 }
 
 // checkRoles refuses too many or malformed role ids (EINVALID), roles that
-// do not exist (ENOTFOUND) and system-admin
-// roles given by a caller who is not a system admin (EFORBIDDEN): holding
-// UsersCreate or UsersEdit must not be a way to make an administrator.
-func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]int64) error {
+// do not exist (ENOTFOUND), and giving a role the caller may not give
+// (EFORBIDDEN, account.CheckAssignRole): holding UsersCreate or UsersEdit
+// must not be a way to make an administrator or to hand out permissions
+// the caller lacks. Roles in held (the user's current ones) are not
+// being given and pass.
+func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]int64, held []account.Role) error {
 	if err := user.ValidateRoleIDs(ids); err != nil {
 		return err
 	}
 	if ids == nil {
 		return nil
+	}
+	has := map[int64]bool{}
+	for _, r := range held {
+		has[r.ID] = true
 	}
 	for _, id := range *ids {
 		r, err := s.d.Roles.Role(ctx, id)
@@ -110,34 +116,30 @@ func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]in
 		} else if err != nil {
 			return err
 		}
-		if r.IsSystemAdmin && !p.SystemAdmin {
-			return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may give the role %s", r.Name)
+		if has[id] {
+			continue
+		}
+		if err := account.CheckAssignRole(p, r); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// guardAdmin refuses a caller who is not a system administrator editing
-// one or setting the password of one: holding UsersEdit must not be a way
-// to take over an administrator's account. (Deleting stays with
+// guardTakeover refuses a caller acting on another user whose roles grant
+// more than the caller holds (account.CheckTakeover): holding UsersEdit
+// must not be a way to take over a stronger account through its password
+// or email. It returns the user's roles. (Deleting stays with
 // UsersDelete, as the spec says; the last administrator is kept by the
 // store.)
-func (s *Service) guardAdmin(ctx context.Context, p account.Principal, id int64) error {
-	if p.SystemAdmin || id == p.UserID {
-		return nil
-	}
+func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) ([]account.Role, error) {
 	roles, err := s.d.Roles.UserRoles(ctx, id)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return nil // the store answers 404 itself
+		return nil, nil // the store answers 404 itself
 	} else if err != nil {
-		return err
+		return nil, err
 	}
-	for _, r := range roles {
-		if r.IsSystemAdmin {
-			return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may change another system administrator")
-		}
-	}
-	return nil
+	return roles, account.CheckTakeover(p, id, roles)
 }
 
 // addFields copies the field errors of an EINVALID err into f.
@@ -170,7 +172,7 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 	if err := f.Err(); err != nil {
 		return user.Profile{}, err
 	}
-	if err := s.checkRoles(ctx, p, in.RoleIDs); err != nil {
+	if err := s.checkRoles(ctx, p, in.RoleIDs, nil); err != nil {
 		return user.Profile{}, err
 	}
 	hash := ""
@@ -193,10 +195,11 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	if err != nil {
 		return user.Profile{}, err
 	}
-	if err := s.checkRoles(ctx, p, in.RoleIDs); err != nil {
+	held, err := s.guardTakeover(ctx, p, id)
+	if err != nil {
 		return user.Profile{}, err
 	}
-	if err := s.guardAdmin(ctx, p, id); err != nil {
+	if err := s.checkRoles(ctx, p, in.RoleIDs, held); err != nil {
 		return user.Profile{}, err
 	}
 	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, func(u *user.User) error {
@@ -245,7 +248,7 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 	if id < 0 {
 		return domain.Errorf(domain.ENOTFOUND, "user not found")
 	}
-	if err := s.guardAdmin(ctx, p, id); err != nil {
+	if _, err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
 	return s.d.Passwords.SetPassword(ctx, id, password)
@@ -261,7 +264,9 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	if s.d.TOTP == nil {
 		return domain.Errorf(domain.ENOTIMPLEMENTED, "authenticator apps are not available in this configuration")
 	}
-	if err := s.guardAdmin(ctx, p, id); err != nil {
+	// Resetting the second factor of a stronger account is a step to
+	// taking it over, like setting its password.
+	if _, err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
 	keep := ""

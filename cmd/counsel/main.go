@@ -218,15 +218,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           a.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       2 * time.Minute, // 20 MiB uploads on slow links
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
-	}
+	srv := app.NewHTTPServer(a.Handler())
 	base := "http://" + ln.Addr().String()
 	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", version)
 	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)

@@ -128,6 +128,7 @@ func (o Office) Validate() error {
 	tooLong(f, "name", o.Name, MaxAddressLength)
 	tooLong(f, "phone", o.Phone, MaxPhoneLength)
 	tooLong(f, "website", o.Website, MaxURLLength)
+	checkURL(f, "website", o.Website)
 	o.Address.validate(f, "address")
 	return f.Err()
 }
@@ -253,6 +254,7 @@ func (u User) Validate() error {
 	tooLong(f, "lastName", u.LastName, MaxNameLength)
 	tooLong(f, "contactNumber", u.ContactNumber, MaxPhoneLength)
 	tooLong(f, "profilePictureUrl", u.ProfilePictureURL, MaxURLLength)
+	checkURL(f, "profilePictureUrl", u.ProfilePictureURL)
 	if r := u.BillingRate.Round(remuneration.MoneyPlaces); r.Sign() < 0 {
 		f.Add("billingRate", "billingRate must not be negative")
 	} else if r.Cmp(decimal.New(1, -remuneration.MaxMoneyDigits)) >= 0 {

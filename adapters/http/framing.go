@@ -1,0 +1,74 @@
+package http
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Framing (API-DECISIONS 12). A page inside another site's frame can be
+// dressed up to make its user click (clickjacking), so no answer may be
+// framed by another site, with one exception: the embedded signer's pages
+// and their documents may be framed by the firm's own sites listed in
+// COUNSEL_FRAME_ANCESTORS.
+
+// FrameGuard makes every answer of next refuse framing: it adds
+// frame-ancestors 'none' to the answer's Content-Security-Policy (or
+// sends one) and X-Frame-Options: DENY, unless the handler set its own
+// frame-ancestors and X-Frame-Options. It is applied to every answer,
+// not only text/html ones, so a page added later, a sniffed error body,
+// or another adapter's page cannot forget it. Applying it twice is
+// harmless.
+func FrameGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&frameWriter{ResponseWriter: w}, r)
+	})
+}
+
+// frameWriter completes the framing headers when the headers are written.
+type frameWriter struct {
+	http.ResponseWriter
+	done bool
+}
+
+func (w *frameWriter) guard() {
+	if w.done {
+		return
+	}
+	w.done = true
+	h := w.Header()
+	csp := h.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "frame-ancestors") {
+		if csp != "" {
+			csp += "; "
+		}
+		h.Set("Content-Security-Policy", csp+"frame-ancestors 'none'")
+	}
+	if h.Get("X-Frame-Options") == "" {
+		h.Set("X-Frame-Options", "DENY")
+	}
+}
+
+func (w *frameWriter) WriteHeader(code int) {
+	w.guard()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *frameWriter) Write(b []byte) (int, error) {
+	w.guard()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *frameWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// signerFraming returns the frame-ancestors source list and the
+// X-Frame-Options value of the signer's pages: 'none' and DENY without
+// allowed origins; the origins and SAMEORIGIN otherwise (browsers that
+// know frame-ancestors ignore X-Frame-Options when it is present, and
+// the few that do not fall back to refusing other sites).
+func signerFraming(origins []string) (ancestors, xfo string) {
+	if len(origins) == 0 {
+		return "'none'", "DENY"
+	}
+	return strings.Join(origins, " "), "SAMEORIGIN"
+}

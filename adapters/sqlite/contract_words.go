@@ -1,0 +1,331 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"counsel/domain/contract"
+)
+
+// The word path of a contract search (migration 0012). A term of ASCII
+// letters and digits can only be found inside one word of the ascii
+// tokenizer (a run of ASCII letters, digits and non-ASCII characters), so
+// "the text contains the term" is "the text holds a word containing the
+// term". contract_terms lists the words; its trigram index, which folds
+// case as contracts_fts does, turns the term into the words containing
+// it; contracts_words, a word index with the status, type, signed and
+// digital as tags, then finds and counts the contracts holding any of
+// them without reading a contract. The result is what contracts_fts finds,
+// contract for contract (TestWordSearchMatchesNaive).
+
+// maxWordTerms bounds the words a term may stand for on the word path; a
+// term inside more words (a few digits inside thousands of numbers) takes
+// the trigram path, where it is as cheap.
+const maxWordTerms = 64
+
+// wordable reports whether term can take the word path: at least
+// minTrigram ASCII letters and digits and nothing else.
+func wordable(term string) bool {
+	if len(term) < minTrigram {
+		return false
+	}
+	for i := 0; i < len(term); i++ {
+		if !asciiAlnum(term[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiAlnum(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// contractTerms appends to dst the words of texts as FTS5's ascii
+// tokenizer makes them: runs of bytes that are ASCII letters or digits or
+// not ASCII, with ASCII letters folded to lower case.
+func contractTerms(dst []string, texts ...string) []string {
+	for _, t := range texts {
+		start := -1
+		for i := 0; i <= len(t); i++ {
+			if i < len(t) && (t[i] >= 0x80 || asciiAlnum(t[i])) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 {
+				dst = append(dst, asciiLower(t[start:i]))
+				start = -1
+			}
+		}
+	}
+	return dst
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// termAdder adds the words of contracts' text to contract_terms within a
+// write transaction, each word once.
+type termAdder struct {
+	stmt *sql.Stmt
+	seen map[string]struct{}
+	buf  []string
+}
+
+func newTermAdder(ctx context.Context, tx *sql.Tx) (*termAdder, error) {
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO contract_terms (term) VALUES (?)`)
+	if err != nil {
+		return nil, err
+	}
+	return &termAdder{stmt: stmt, seen: map[string]struct{}{}}, nil
+}
+
+func (a *termAdder) add(ctx context.Context, c contract.Contract) error {
+	a.buf = contractTerms(a.buf[:0], c.Name, c.Description, c.Comments)
+	for _, w := range a.buf {
+		if _, ok := a.seen[w]; ok {
+			continue
+		}
+		a.seen[w] = struct{}{}
+		if _, err := a.stmt.ExecContext(ctx, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *termAdder) close() { a.stmt.Close() }
+
+// addTerms adds the words of c's text to contract_terms.
+func addTerms(ctx context.Context, tx *sql.Tx, c contract.Contract) error {
+	a, err := newTermAdder(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	return a.add(ctx, c)
+}
+
+// wordTerms returns the words containing term, and false when term does
+// not take the word path (not wordable, or inside too many words).
+func wordTerms(ctx context.Context, tx *sql.Tx, term string) ([]string, bool, error) {
+	if !wordable(term) {
+		return nil, false, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT term FROM contract_terms WHERE id IN
+		(SELECT rowid FROM contract_terms_fts WHERE contract_terms_fts MATCH ?) LIMIT ?`, `"`+term+`"`, maxWordTerms+1)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, false, err
+		}
+		terms = append(terms, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	return terms, len(terms) <= maxWordTerms, nil
+}
+
+// wordMatch is the FTS5 query of contracts_words for terms and the
+// filter's status (unless !status), type, signed and digital conditions.
+// The words need no column filter (which costs a third more): a word
+// containing a term of three or more characters is never a tag (two
+// characters); the tags do, as the text may hold "s4".
+func wordMatch(terms []string, f contract.Filter, status bool) string {
+	var b strings.Builder
+	b.WriteString(`(`)
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+	}
+	b.WriteString(")")
+	tag := func(prefix string, vs []int) {
+		if len(vs) == 0 {
+			return
+		}
+		b.WriteString(" AND tags : (")
+		for i, v := range vs {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(prefix)
+			b.WriteString(strconv.Itoa(v))
+		}
+		b.WriteString(")")
+	}
+	if status {
+		tag("s", intsOf(f.Statuses))
+	}
+	tag("t", intsOf(f.Types))
+	if f.IsSigned != nil {
+		tag("g", []int{boolInt(*f.IsSigned)})
+	}
+	if f.IsDigital != nil {
+		tag("d", []int{boolInt(*f.IsDigital)})
+	}
+	return b.String()
+}
+
+func intsOf[T ~int](vs []T) []int {
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = int(v)
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tagFree is f without the conditions wordMatch puts in the word index.
+func tagFree(f contract.Filter) contract.Filter {
+	f.Search, f.Statuses, f.Types, f.IsSigned, f.IsDigital = "", nil, nil, nil, nil
+	return f
+}
+
+// wordSearchPage reads the ids of one page of a word search for terms
+// and the number of all matches. The count comes from the word index
+// alone unless the filter has conditions it does not hold (dates,
+// related records). The page is read either by sorting the matches'
+// rows, or, when there are many, by walking the sort order's index and
+// keeping the matches (wordPlan).
+func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []string, order string) ([]any, int64, error) {
+	if len(terms) == 0 {
+		return nil, 0, nil
+	}
+	match := wordMatch(terms, f, true)
+	rest, _ := whereWith(tagFree(f), "", nil)
+	var count int64
+	var err error
+	if rest == "" {
+		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts_words WHERE contracts_words MATCH ?`, match).Scan(&count)
+	} else {
+		w, a := whereWith(tagFree(f), `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`, []any{match})
+		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w, a...).Scan(&count)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if count == 0 || f.Offset >= count {
+		return nil, count, nil
+	}
+	var q string
+	var args []any
+	total, err := walkRange(ctx, tx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	match1 := `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`
+	plan := wordPlan(count, total, f.Offset+f.Limit)
+	switch plan {
+	case sortMatches:
+		w, a := whereWith(tagFree(f), match1, []any{match})
+		q, args = `SELECT c.id FROM contracts c`+w, a
+	default:
+		cond, m := match1, match
+		if plan == walkProbing {
+			cond = `EXISTS (SELECT 1 FROM contracts_words w WHERE w.contracts_words MATCH ? AND w.rowid = c.id)`
+		}
+		condArgs := []any{m}
+		if len(f.Statuses) == 1 { // the status's range of the index
+			if plan == walkProbing { // which holds the status: a probe of one list less
+				m = wordMatch(terms, f, false)
+			}
+			cond = `c.status = ? AND ` + cond
+			condArgs = []any{int(f.Statuses[0]), m}
+		}
+		w, a := whereWith(tagFree(f), cond, condArgs)
+		q, args = `SELECT c.id FROM contracts c INDEXED BY `+walkIndex(f)+w, a
+	}
+	page, err := queryIDs(ctx, tx, q+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]any, len(page))
+	for i, id := range page {
+		ids[i] = id
+	}
+	return ids, count, nil
+}
+
+// How a page of a word search is read.
+const (
+	// sortMatches reads every match's row and sorts them.
+	sortMatches = iota
+	// walkListed lists the matches' ids once (with a Bloom filter) and
+	// walks the sort order's index, keeping the listed ones.
+	walkListed
+	// walkProbing walks the sort order's index and asks the word index
+	// about each contract: a seek in each word's list every time, but
+	// nothing listed.
+	walkProbing
+)
+
+// wordPlan picks how to read a page ending at need out of matches of
+// total contracts, by the costs measured over 100,000 contracts
+// (BenchmarkContractShapes, tools/bench/sq): reading and sorting a match
+// about 3 µs, listing one 0.45 µs, probing the word index 60 µs, walking
+// an index entry 0.2 µs. Walking meets about need*total/matches
+// entries, the matches being spread over the order. A variable so that
+// tests can take every path over a small table.
+var wordPlan = func(matches, total, need int64) int {
+	walked := float64(need) * float64(total) / float64(max(matches, 1))
+	sortCost := 3 * float64(matches)
+	listCost := 0.45*float64(matches) + 0.2*walked
+	probeCost := 60 * walked
+	switch {
+	case sortCost <= listCost && sortCost <= probeCost:
+		return sortMatches
+	case listCost <= probeCost:
+		return walkListed
+	}
+	return walkProbing
+}
+
+// walkRange is the number of contracts a walk of walkIndex(f) can meet:
+// one status's (from the stored counts) or all.
+func walkRange(ctx context.Context, tx *sql.Tx, f contract.Filter) (int64, error) {
+	q, args := `SELECT coalesce(sum(n), 0) FROM contract_counts`, []any(nil)
+	if len(f.Statuses) == 1 {
+		q, args = q+` WHERE status = ?`, []any{int(f.Statuses[0])}
+	}
+	var n int64
+	err := tx.QueryRowContext(ctx, q, args...).Scan(&n)
+	return n, err
+}
+
+// storedCount reports whether f's conditions are all among the stored
+// counts' columns (status, type, signed, digital), so its count is a sum
+// of a few rows of contract_counts.
+func storedCount(f contract.Filter) bool {
+	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
+		f.Related == contract.RelatedNone && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Throughput side by side, in one run: GET /api/me (wrk) against the bare
+# net/http handler, token refresh and 50 concurrent logins (tools/bench/load),
+# idle memory, for each counsel binary given (e.g. a build of main and one of
+# this branch).
+#
+#   go build -o /tmp/counsel-new ./cmd/counsel
+#   sh tools/bench/throughput.sh /tmp/counsel-old /tmp/counsel-new
+#
+# Needs wrk (apt-get install wrk). Each binary runs on a fresh database in a
+# temporary folder, on port 18080.
+set -eu
+cd "$(dirname "$0")/../.."
+PW='bench-password-123456'
+tmp=$(mktemp -d)
+trap 'kill $(cat "$tmp"/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+go build -o "$tmp/bare" ./tools/bench/bare
+go build -o "$tmp/load" ./tools/bench/load
+"$tmp/bare" -addr 127.0.0.1:18090 & echo $! > "$tmp/bare.pid"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for bin in "$@"; do
+	name=$(basename "$bin")
+	rm -rf "$tmp/db" && mkdir -p "$tmp/db"
+	COUNSEL_DB="$tmp/db/c.db" COUNSEL_DATA_DIR="$tmp/db/data" COUNSEL_ADDR=127.0.0.1:18080 \
+		COUNSEL_ADMIN_PASSWORD=$PW COUNSEL_AUTH_RATE_LIMIT=0 COUNSEL_OTP_RESEND_INTERVAL=0 \
+		COUNSEL_OTP_HOURLY_LIMIT=0 COUNSEL_LOCKOUT_THRESHOLD=0 \
+		"$bin" serve >"$tmp/$name.log" 2>&1 & echo $! > "$tmp/serve.pid"
+	pid=$(cat "$tmp/serve.pid")
+	for _ in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:18080/healthz 2>/dev/null && break; sleep 0.2; done
+	sleep 6
+	echo "== $name: idle RSS $(($(ps -o rss= -p "$pid") / 1024)) MB"
+	otp=$(curl -s -X POST http://127.0.0.1:18080/api/account/login/get-otp -H 'Content-Type: application/json' \
+		-d '{"email":"admin@localhost"}' | sed 's/.*"otp":"\([0-9]*\)".*/\1/')
+	at=$(curl -s -X POST http://127.0.0.1:18080/api/account/login -H 'Content-Type: application/json' \
+		-d "{\"email\":\"admin@localhost\",\"password\":\"$PW\",\"otp\":\"$otp\"}" | sed 's/.*"accessToken":"\([^"]*\)".*/\1/')
+	test "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $at" http://127.0.0.1:18080/api/me)" = 200
+	for round in 1 2; do
+		me=$(wrk -t2 -c32 -d5s -H "Authorization: Bearer $at" http://127.0.0.1:18080/api/me | awk '/Requests\/sec/ {print $2}')
+		bare=$(wrk -t2 -c32 -d5s http://127.0.0.1:18090/api/me | awk '/Requests\/sec/ {print $2}')
+		echo "$name /api/me round $round: $me req/s, bare $bare req/s ($(echo "$me $bare" | awk '{printf "%.0f", 100*$1/$2}')%)"
+	done
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh: /"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (64): /"
+	echo "$name: RSS after refresh $(($(ps -o rss= -p "$pid") / 1024)) MB"
+	for i in $(seq 0 49); do # while it runs, as an operator would
+		echo "$PW" | COUNSEL_DB="$tmp/db/c.db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
+	done
+	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s/^/$name: /" &
+	lp=$! peak=0
+	while kill -0 $lp 2>/dev/null; do
+		r=$(ps -o rss= -p "$pid"); [ "$r" -gt "$peak" ] && peak=$r; sleep 0.1
+	done
+	echo "$name: 50 concurrent logins, peak RSS $((peak / 1024)) MB"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
