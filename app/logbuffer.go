@@ -13,11 +13,12 @@ import (
 // Close writes what is left. A crash loses at most flushEvery of INFO
 // lines.
 type logBuffer struct {
-	mu   sync.Mutex
-	w    io.Writer
-	buf  []byte
-	stop chan struct{}
-	done chan struct{}
+	mu      sync.Mutex
+	w       io.Writer
+	buf     []byte
+	stop    chan struct{}
+	closing sync.Once
+	done    chan struct{}
 }
 
 const (
@@ -83,8 +84,10 @@ func (b *logBuffer) flushLocked() error {
 }
 
 // Close stops the flushing and writes what is left.
+// A second Close does nothing (serve closes the app twice on a clean
+// stop: once to report the error, once deferred).
 func (b *logBuffer) Close() error {
-	close(b.stop)
+	b.closing.Do(func() { close(b.stop) })
 	<-b.done
 	return nil
 }
