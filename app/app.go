@@ -21,6 +21,7 @@ import (
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/blobfs"
+	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/oidc"
@@ -171,8 +172,9 @@ func (a *App) wire(ctx context.Context) error {
 		RefreshTTL: cfg.RefreshTTL,
 		OTP: account.OTPPolicy{TTL: cfg.OTPTTL, ResendInterval: cfg.OTPResendInterval,
 			HourlyLimit: cfg.OTPHourlyLimit, MaxAttempts: 5},
-		Lockout:  account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
-		Delivery: cfg.OTPDelivery,
+		Lockout:     account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
+		Delivery:    cfg.OTPDelivery,
+		ConsoleIdle: cfg.ConsoleIdle,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
@@ -191,9 +193,20 @@ func (a *App) wire(ctx context.Context) error {
 	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
 		return err
 	}
+	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
+	if err != nil {
+		return fmt.Errorf("console key: %w", err)
+	}
+	web := console.NewHandler(console.Services{
+		Accounts: a.Accounts, TOTP: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+	}, console.Options{
+		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
+		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
+	})
 	// FrameGuard again around the whole handler: pages of other adapters
 	// mounted here later refuse framing as well (API-DECISIONS 12).
 	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
+		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Roles:         roles,
@@ -441,4 +454,14 @@ type mailSender struct{ m ports.Mailer }
 func (m mailSender) SendOTP(ctx context.Context, email, code string) error {
 	return m.m.Send(ctx, email, "Your Counsel sign-in code",
 		"Your one-time sign-in code is "+code+".\n\nIt is valid for a few minutes and can be used once. If you did not ask for it, ignore this email.\n")
+}
+
+// consoleIdP is the console's identity-provider sign-in: the
+// authorization-code flow needs a client secret, so without one (or
+// without a provider) the console offers no button.
+func (a *App) consoleIdP() console.IdentityProvider {
+	if a.cfg.OIDCIssuer == "" || a.cfg.OIDCClientID == "" || a.cfg.OIDCClientSecret == "" {
+		return nil
+	}
+	return a.Accounts
 }

@@ -71,6 +71,9 @@ type Config struct {
 	OIDCJWKSURL        string
 	OIDCAutoProvision  bool
 	OIDCAllowedDomains []string
+	OIDCName           string
+
+	ConsoleIdle time.Duration
 
 	// Not settings: what tests and the command line inject.
 	HashParams *argon2.Params // nil: argon2.DefaultParams; tests use cheaper ones
@@ -218,6 +221,8 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Config) *string { return &c.OIDCName })},
+		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Config) *time.Duration { return &c.ConsoleIdle })},
 	}
 }
 

@@ -77,6 +77,11 @@ type AccountStore interface {
 	SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error)
 	// Session returns a session by id. ENOTFOUND if unknown.
 	Session(ctx context.Context, id string) (account.Session, error)
+	// ConsoleSession returns the console session whose cookie hashes to
+	// tokenHash. ENOTFOUND if unknown.
+	ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error)
+	// TouchSession records that a session was used at at.
+	TouchSession(ctx context.Context, id string, at time.Time) error
 	// RevokeSession revokes one session (no error if already revoked).
 	RevokeSession(ctx context.Context, id string, at time.Time) error
 	// RevokeUserSessions revokes every session of a user.
@@ -169,4 +174,21 @@ type RoleService interface {
 	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
 	AddUserRole(ctx context.Context, userID, roleID int64) error
 	RemoveUserRole(ctx context.Context, userID, roleID int64) error
+}
+
+// ConsoleAccounts is sign-in for the browser console: the same checks,
+// lockout and one-time passwords as AccountService, with a server session
+// carried by a cookie instead of tokens.
+type ConsoleAccounts interface {
+	// RequestOTP is AccountService.RequestOTP.
+	RequestOTP(ctx context.Context, email string) (account.OTPResult, error)
+	// ConsoleLogin signs in as AccountService.Login does and returns the
+	// cookie value of a new console session. EINVALID, EUNAUTHORIZED,
+	// ERATELIMITED as for Login.
+	ConsoleLogin(ctx context.Context, email, password, otp string) (string, error)
+	// ConsoleAuthenticate turns a cookie value into the caller.
+	// EUNAUTHORIZED for an unknown, revoked, expired or idle session.
+	ConsoleAuthenticate(ctx context.Context, cookie string) (account.Principal, error)
+	// ConsoleLogout revokes the session of a cookie value.
+	ConsoleLogout(ctx context.Context, cookie string) error
 }

@@ -255,8 +255,11 @@ func (s *server) openAPI() []byte {
 			"contact": js{"name": "Counsel maintainers (see the README)"},
 		},
 		"servers": []js{{"url": "/", "description": "the server that serves this document"}},
-		"tags":    tagList,
-		"paths":   paths,
+		// The browser console (HTML pages and forms, adapters/console) is
+		// not part of the API: tools checking exchanges leave it alone.
+		"x-not-api": []string{"/", "/console"},
+		"tags":      tagList,
+		"paths":     paths,
 		"components": js{
 			"schemas":         s.schemas(),
 			"securitySchemes": js{"bearer": js{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "the accessToken of a sign-in or refresh"}},

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 
 	"counsel/ports"
@@ -45,6 +46,9 @@ type Services struct {
 	TOTP ports.TOTPService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
+	// Console is the browser console, mounted at /console (and / redirects
+	// there); nil leaves both unrouted.
+	Console http.Handler
 }
 
 // Options configure the handler.
@@ -109,7 +113,31 @@ func newServer(svc Services, opts Options) *server {
 		h = named(docPath(rt.path), limitBody(body, h))
 		s.router.Handle(rt.path, h).Methods(rt.method)
 	}
+	if svc.Console != nil {
+		s.mountConsole(svc.Console)
+	}
 	s.doc = s.openAPI()
 	s.docHTML = s.renderDocs()
 	return s
+}
+
+// RateLimitedHeader is set on a console sign-in request that the
+// per-address limit refused, with the seconds to wait, so the console can
+// answer with its own page; any such header from a client is removed.
+const RateLimitedHeader = "X-Counsel-Rate-Limited"
+
+// mountConsole routes /console to the console and / to it. The console's
+// sign-in posts share the per-address limit of the API's sign-in routes.
+func (s *server) mountConsole(console http.Handler) {
+	s.router.Handle("/", named("/", http.RedirectHandler("/console", http.StatusFound))).Methods("GET", "HEAD")
+	s.router.PathPrefix("/console").Handler(named("/console", limitBody(s.opts.MaxBody,
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Header.Del(RateLimitedHeader)
+			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {
+				if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
+					r.Header.Set(RateLimitedHeader, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+				}
+			}
+			console.ServeHTTP(w, r)
+		}))))
 }

@@ -16,6 +16,8 @@ type discovery struct {
 	Issuer        string `json:"issuer"`
 	JWKSURI       string `json:"jwks_uri"`
 	TokenEndpoint string `json:"token_endpoint"`
+	// AuthorizationEndpoint is where the console's redirect flow starts.
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
 }
 
 // tenantPlaceholder stands for the tenant in the issuer of Microsoft's

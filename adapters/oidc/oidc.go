@@ -185,7 +185,7 @@ func (p *Provider) Verify(ctx context.Context, idToken, code string) (account.Ex
 	if len(code) > maxCodeBytes {
 		return account.ExternalIdentity{}, unauthorized(fmt.Errorf("authorization code longer than %d bytes", maxCodeBytes))
 	}
-	exchanged, err := p.exchange(ctx, code)
+	exchanged, err := p.exchange(ctx, code, "", "")
 	if err != nil {
 		return account.ExternalIdentity{}, err
 	}
@@ -201,6 +201,52 @@ func (p *Provider) Verify(ctx context.Context, idToken, code string) (account.Ex
 		return account.ExternalIdentity{}, unauthorized(errors.New("exchanged id token names another subject"))
 	}
 	return id2, nil
+}
+
+// AuthorizationURL implements ports.IdentityProvider: the authorization
+// endpoint from discovery with a code request for the console.
+func (p *Provider) AuthorizationURL(ctx context.Context, state, nonce, challenge, redirectURI string) (string, error) {
+	d, err := p.discover(ctx)
+	if err != nil {
+		return "", err
+	}
+	if d.AuthorizationEndpoint == "" {
+		return "", upstream(errors.New("discovery: no authorization_endpoint"))
+	}
+	u, err := url.Parse(d.AuthorizationEndpoint)
+	if err != nil {
+		return "", upstream(fmt.Errorf("discovery: authorization_endpoint: %w", err))
+	}
+	q := u.Query()
+	q.Set("response_type", "code")
+	q.Set("client_id", p.clientID)
+	q.Set("redirect_uri", redirectURI)
+	q.Set("scope", "openid email profile")
+	q.Set("state", state)
+	q.Set("nonce", nonce)
+	q.Set("code_challenge", challenge)
+	q.Set("code_challenge_method", "S256")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// ExchangeCode implements ports.IdentityProvider: it redeems code with
+// the PKCE verifier and verifies the returned ID token.
+func (p *Provider) ExchangeCode(ctx context.Context, code, verifier, redirectURI string) (account.ExternalIdentity, error) {
+	if p.ctx.Err() != nil {
+		return account.ExternalIdentity{}, upstream(errors.New("provider is closed"))
+	}
+	if p.clientSecret == "" {
+		return account.ExternalIdentity{}, unauthorized(errors.New("no client secret: the code cannot be exchanged"))
+	}
+	if code == "" || len(code) > maxCodeBytes {
+		return account.ExternalIdentity{}, unauthorized(fmt.Errorf("authorization code empty or longer than %d bytes", maxCodeBytes))
+	}
+	tok, err := p.exchange(ctx, code, verifier, redirectURI)
+	if err != nil {
+		return account.ExternalIdentity{}, err
+	}
+	return p.verifyToken(ctx, tok)
 }
 
 // unauthorized wraps the reason a token was refused.

@@ -128,7 +128,7 @@ func (p *Provider) identity(tok jwt.Token) (account.ExternalIdentity, error) {
 	names := []struct {
 		claim string
 		dst   *string
-	}{{"name", &id.Name}, {"given_name", &id.GivenName}, {"family_name", &id.FamilyName}}
+	}{{"name", &id.Name}, {"given_name", &id.GivenName}, {"family_name", &id.FamilyName}, {"nonce", &id.Nonce}}
 	for _, n := range names {
 		v, err := claimString(tok, n.claim)
 		if err != nil {
@@ -158,7 +158,7 @@ func claimString(tok jwt.Token, name string) (string, error) {
 // exchange redeems code at the token endpoint (client_secret_post) and
 // returns the ID token it answers with. The provider refusing the code
 // (4xx) is EUNAUTHORIZED; not reaching it, or a 5xx, is EUPSTREAM.
-func (p *Provider) exchange(ctx context.Context, code string) (string, error) {
+func (p *Provider) exchange(ctx context.Context, code, verifier, redirectURI string) (string, error) {
 	d, err := p.discover(ctx)
 	if err != nil {
 		return "", err
@@ -172,8 +172,14 @@ func (p *Provider) exchange(ctx context.Context, code string) (string, error) {
 		"client_id":     {p.clientID},
 		"client_secret": {p.clientSecret},
 	}
-	if p.redirectURI != "" {
-		form.Set("redirect_uri", p.redirectURI)
+	if redirectURI == "" {
+		redirectURI = p.redirectURI
+	}
+	if redirectURI != "" {
+		form.Set("redirect_uri", redirectURI)
+	}
+	if verifier != "" {
+		form.Set("code_verifier", verifier)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {

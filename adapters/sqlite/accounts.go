@@ -145,6 +145,13 @@ func saveCounters(ctx context.Context, tx *sql.Tx, userID int64, c account.Crede
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {
+	if ss.Kind == account.SessionConsole {
+		// A console session is carried by its cookie; it has no refresh token.
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt), ss.Kind, ss.TokenHash, ms(ss.LastSeen))
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt)); err != nil {
 		return err
@@ -196,6 +203,30 @@ func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byt
 // Session implements ports.AccountStore.
 func (s *AccountStore) Session(ctx context.Context, id string) (account.Session, error) {
 	return scanSession(s.db.queryRow(ctx, `SELECT `+sessionCols+` FROM sessions s WHERE s.id = ?`, id))
+}
+
+// ConsoleSession implements ports.AccountStore.
+func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error) {
+	var lastSeen sql.NullInt64
+	var kind string
+	ss, err := scanSession(s.db.queryRow(ctx, `SELECT `+sessionCols+`, s.kind, s.last_seen FROM sessions s WHERE s.token_hash = ?`, tokenHash),
+		&kind, &lastSeen)
+	if err != nil {
+		return ss, err
+	}
+	ss.Kind, ss.TokenHash = kind, tokenHash
+	if lastSeen.Valid {
+		ss.LastSeen = fromMs(lastSeen.Int64)
+	}
+	return ss, nil
+}
+
+// TouchSession implements ports.AccountStore.
+func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
+	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
+		return err
+	})
 }
 
 // RevokeSession implements ports.AccountStore.

@@ -13,10 +13,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"runtime"
@@ -62,8 +64,12 @@ func dsn(path string, readOnly bool) string {
 	} else {
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + path + "?" + q.Encode()
+	// The path is a URI's: without escaping, a "#" or "?" in it would end
+	// the path and a "%" start an escape (t.TempDir of a subtest "#00").
+	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 }
+
+var uriPath = strings.NewReplacer("%", "%25", "#", "%23", "?", "%3f")
 
 // Open opens (creating if needed) the database at path and applies any
 // pending migrations.
@@ -227,11 +233,18 @@ func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // migrate applies the embedded migrations that schema_migrations lacks.
 func (db *DB) migrate(ctx context.Context) error {
+	return db.migrateUpTo(ctx, migrationFS, math.MaxInt)
+}
+
+// migrateUpTo applies the migrations of fsys numbered up to last that
+// schema_migrations lacks, in order. Tests stop early to build a database
+// as an older version left it.
+func (db *DB) migrateUpTo(ctx context.Context, fsys fs.FS, last int) error {
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return err
 	}
@@ -242,28 +255,187 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("migration %s: name must start with a number", base)
 		}
-		body, err := migrationFS.ReadFile(name)
+		if version > last {
+			break
+		}
+		body, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return err
 		}
-		// Each migration in its own transaction; the check inside it makes
-		// two processes starting at once apply it only once.
-		err = db.writeTx(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&n); err != nil || n > 0 {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", version, base, ms(db.Now()))
-			return err
-		})
+		m := migration{version: version, name: base, body: string(body)}
+		if hasMarker(m.body, foreignKeysOff) {
+			err = db.applyForeignKeysOff(ctx, m)
+		} else {
+			err = db.writeTx(ctx, func(tx *sql.Tx) error { return db.apply(ctx, tx, m) })
+		}
 		if err != nil {
 			return fmt.Errorf("migration %s: %w", base, err)
 		}
 	}
 	return nil
+}
+
+// migration is one file of migrations/.
+type migration struct {
+	version int
+	name    string
+	body    string
+}
+
+// foreignKeysOff marks a migration that rebuilds tables (copies the rows
+// aside, drops the table, creates it anew and copies them back): with
+// foreign keys on, dropping a table that others reference would delete or
+// refuse their rows, and that setting cannot change inside a transaction.
+const foreignKeysOff = "-- migrate: foreign keys off"
+
+// hasMarker reports whether one of body's lines is marker.
+func hasMarker(body, marker string) bool {
+	for line := range strings.Lines(body) {
+		if strings.TrimSpace(line) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// apply runs m in tx and records it, unless it is already recorded: the
+// check inside the transaction makes two processes starting at once apply
+// it only once.
+func (db *DB) apply(ctx context.Context, tx *sql.Tx, m migration) error {
+	_, err := db.applyOnce(ctx, tx, m, nil)
+	return err
+}
+
+// applyOnce is apply with a check, run after the body and before the
+// record, that can refuse the result. It reports whether m ran.
+func (db *DB) applyOnce(ctx context.Context, tx *sql.Tx, m migration, check func() error) (bool, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil || n > 0 {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, m.body); err != nil {
+		return false, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return false, err
+		}
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, ms(db.Now()))
+	return err == nil, err
+}
+
+// applyForeignKeysOff runs m with foreign keys off on the writer's
+// connection. Because nothing then enforces them, it commits only when
+// PRAGMA foreign_key_check finds no broken reference and every index and
+// trigger is back exactly as it was (a rebuilt table loses its own, and
+// the migration must create them again); otherwise it rolls back.
+func (db *DB) applyForeignKeysOff(ctx context.Context, m migration) (err error) {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return fmt.Errorf("turn foreign keys off: %w", err)
+	}
+	defer func() {
+		// Without context: the connection goes back to the pool and must
+		// enforce foreign keys again even when ctx has ended.
+		if _, e := conn.ExecContext(context.Background(), "PRAGMA foreign_keys = ON"); e != nil {
+			err = errors.Join(err, fmt.Errorf("turn foreign keys back on: %w", e))
+			conn.Raw(func(any) error { return driver.ErrBadConn }) // never reuse it
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return formatError(err)
+	}
+	defer tx.Rollback()
+	before, err := schemaObjects(ctx, tx)
+	if err != nil {
+		return err
+	}
+	ran, err := db.applyOnce(ctx, tx, m, func() error {
+		after, err := schemaObjects(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := sameObjects(before, after); err != nil {
+			return err
+		}
+		return foreignKeyCheck(ctx, tx)
+	})
+	if err != nil || !ran {
+		return formatError(err)
+	}
+	return formatError(tx.Commit())
+}
+
+// schemaObjects lists every index and trigger by name with its table and
+// definition (NULL for the indexes of UNIQUE constraints).
+func schemaObjects(ctx context.Context, tx *sql.Tx) (map[string]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT type || ' ' || name, tbl_name || ': ' || coalesce(sql, '')
+		FROM sqlite_schema WHERE type IN ('index', 'trigger')`)
+	if err != nil {
+		return nil, fmt.Errorf("list indexes and triggers: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			return nil, err
+		}
+		out[name] = def
+	}
+	return out, rows.Err()
+}
+
+// sameObjects reports the first index or trigger that differs.
+func sameObjects(before, after map[string]string) error {
+	names := make([]string, 0, len(before)+len(after))
+	for n := range before {
+		names = append(names, n)
+	}
+	for n := range after {
+		if _, ok := before[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, inBefore := before[n]
+		a, inAfter := after[n]
+		switch {
+		case !inAfter:
+			return fmt.Errorf("%s is missing after the migration", n)
+		case !inBefore:
+			return fmt.Errorf("%s is new: a migration that runs with foreign keys off may only rebuild tables", n)
+		case a != b:
+			return fmt.Errorf("%s changed: was %q, now %q", n, b, a)
+		}
+	}
+	return nil
+}
+
+// foreignKeyCheck fails on the first reference to a missing row.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fk int64
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return fmt.Errorf("foreign key check: %w", err)
+		}
+		return fmt.Errorf("foreign key check: row %d of %s refers to a missing row of %s", rowid.Int64, table, parent)
+	}
+	return rows.Err()
 }
 
 // Migrations returns the applied migrations' names, oldest first.

@@ -56,6 +56,9 @@ const userJoin = `users u LEFT JOIN offices o ON o.id = u.office_id`
 // which the users_list index serves.
 const userOrder = `u.last_name COLLATE NOCASE, u.first_name COLLATE NOCASE, u.id`
 
+// userOrderDesc is userOrder reversed; the same index is read backwards.
+const userOrderDesc = `u.last_name COLLATE NOCASE DESC, u.first_name COLLATE NOCASE DESC, u.id DESC`
+
 // userScan holds the scan destinations of userCols. Lists reuse one for
 // every row rather than allocating the nullable office columns per row.
 type userScan struct {
@@ -142,6 +145,9 @@ func userWhere(f user.Filter) (string, []any) {
 	if f.OfficeID != nil {
 		add("u.office_id = ?", *f.OfficeID)
 	}
+	if f.StaffID != 0 {
+		add("u.id = ?", f.StaffID)
+	}
 	if f.Reviewers {
 		if len(f.OfferingIDs) == 0 {
 			add("EXISTS (SELECT 1 FROM offering_reviewers rv WHERE rv.user_id = u.id)")
@@ -196,8 +202,12 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 	out := []user.User{}
 	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
 		if f.Limit > 0 {
+			order := userOrder
+			if f.SortDesc {
+				order = userOrderDesc
+			}
 			rows, err := tx.QueryContext(ctx, `SELECT `+userCols+` FROM `+userJoin+` WHERE `+where+
-				` ORDER BY `+userOrder+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+				` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 			if err != nil {
 				return err
 			}

@@ -43,6 +43,8 @@ type Config struct {
 	// process take effect at once; this only bounds the delay for changes
 	// made by another process (the command line) on the same file.
 	SessionRecheck time.Duration
+	// ConsoleIdle ends a console session unused for this long; 0 never.
+	ConsoleIdle time.Duration
 }
 
 // Deps are the ports the service uses.
@@ -191,6 +193,17 @@ func (s *Service) RequestOTP(ctx context.Context, email string) (account.OTPResu
 
 // Login implements ports.AccountService.
 func (s *Service) Login(ctx context.Context, email, password, otp string) (account.Tokens, error) {
+	session, refresh, now, err := s.login(ctx, email, password, otp, account.SessionAPI)
+	if err != nil {
+		return account.Tokens{}, err
+	}
+	return s.issue(ctx, session, refresh, now)
+}
+
+// login checks a sign-in and, when it succeeds, opens a session of kind
+// in the same transaction; it returns the session and its secret (the
+// refresh token, or the console cookie).
+func (s *Service) login(ctx context.Context, email, password, otp, kind string) (account.Session, string, time.Time, error) {
 	f := domain.FieldErrors{}
 	if strings.TrimSpace(email) == "" {
 		f.Add("email", "email is required")
@@ -202,32 +215,32 @@ func (s *Service) Login(ctx context.Context, email, password, otp string) (accou
 		f.Add("otp", "otp is required")
 	}
 	if err := f.Err(); err != nil {
-		return account.Tokens{}, err
+		return account.Session{}, "", time.Time{}, err
 	}
 	email = account.NormalizeEmail(email)
 	creds, err := s.d.Store.CredentialsByEmail(ctx, email)
 	known := err == nil
 	if err != nil && domain.ErrorCode(err) != domain.ENOTFOUND {
-		return account.Tokens{}, err
+		return account.Session{}, "", time.Time{}, err
 	}
 	// Always hash: an unknown email costs what a known one does.
 	passwordOK, err := s.d.Hasher.Verify(ctx, password, creds.PasswordHash)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.ERATELIMITED {
-			return account.Tokens{}, err
+			return account.Session{}, "", time.Time{}, err
 		}
 		s.d.Logger.Warn("password check failed", "user", creds.UserID, "err", err)
 		passwordOK = false
 	}
 	if !known {
-		return account.Tokens{}, loginFailed
+		return account.Session{}, "", time.Time{}, loginFailed
 	}
 	now := s.d.Clock.Now()
 	refresh, err := s.randomToken()
 	if err != nil {
-		return account.Tokens{}, err
+		return account.Session{}, "", time.Time{}, err
 	}
-	session := s.newSession(creds.UserID, account.MethodPassword, now)
+	session := s.newSession(creds.UserID, account.MethodPassword, kind, refresh, now)
 	code := strings.TrimSpace(otp)
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
 	success := false
@@ -245,18 +258,22 @@ func (s *Service) Login(ctx context.Context, email, password, otp string) (accou
 		return nil
 	})
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return account.Tokens{}, loginFailed
+		return account.Session{}, "", time.Time{}, loginFailed
 	} else if err != nil {
-		return account.Tokens{}, err
+		return account.Session{}, "", time.Time{}, err
 	}
 	if !success {
-		return account.Tokens{}, loginFailed
+		return account.Session{}, "", time.Time{}, loginFailed
 	}
-	return s.issue(ctx, session, refresh, now)
+	return session, refresh, now, nil
 }
 
-func (s *Service) newSession(userID int64, method string, now time.Time) account.Session {
-	return account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL)}
+func (s *Service) newSession(userID int64, method, kind, secret string, now time.Time) account.Session {
+	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind}
+	if kind == account.SessionConsole {
+		ss.TokenHash, ss.LastSeen = hashToken(secret), now
+	}
+	return ss
 }
 
 func (s *Service) issue(ctx context.Context, ss account.Session, refresh string, now time.Time) (account.Tokens, error) {
@@ -293,7 +310,7 @@ func (s *Service) LoginIdP(ctx context.Context, idToken, code string) (account.T
 	if err != nil {
 		return account.Tokens{}, err
 	}
-	session := s.newSession(userID, account.MethodIdP, now)
+	session := s.newSession(userID, account.MethodIdP, account.SessionAPI, refresh, now)
 	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
 		return account.Tokens{}, err
 	}

@@ -222,6 +222,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	base := "http://" + ln.Addr().String()
 	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", version)
 	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)
+	fmt.Fprintf(stdout, "Open the console at %s/console\n", base)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

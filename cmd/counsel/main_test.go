@@ -255,11 +255,12 @@ func TestServe(t *testing.T) {
 	is := is.New(t)
 
 	m := firstAdminRe.FindStringSubmatch(s.stderr.String())
-	is.True(m != nil)                                            // the first administrator's password is printed to stderr
-	is.Equal(m[1], "admin@localhost")                            // for the default admin email
-	is.Equal(strings.Count(s.stderr.String(), "First start"), 1) // once
-	is.True(!strings.Contains(s.stdout.String(), m[2]))          // and never to stdout
-	is.True(strings.Contains(s.stdout.String(), s.base+"/docs")) // stdout says where the API reference is
+	is.True(m != nil)                                                                      // the first administrator's password is printed to stderr
+	is.Equal(m[1], "admin@localhost")                                                      // for the default admin email
+	is.Equal(strings.Count(s.stderr.String(), "First start"), 1)                           // once
+	is.True(!strings.Contains(s.stdout.String(), m[2]))                                    // and never to stdout
+	is.True(strings.Contains(s.stdout.String(), s.base+"/docs"))                           // stdout says where the API reference is
+	is.True(strings.Contains(s.stdout.String(), "Open the console at "+s.base+"/console")) // and where the console is
 	password := m[2]
 
 	st, body := call(t, "GET", s.base+"/readyz", "", nil)

@@ -194,8 +194,17 @@ const (
 	MethodIdP      = "idp"
 )
 
+// Session kinds: an API session is carried by access and refresh tokens, a
+// console session by a browser cookie.
+const (
+	SessionAPI     = "api"
+	SessionConsole = "console"
+)
+
 // Session is one sign-in: the access tokens of a session stop working the
-// moment it is revoked, and its refresh token rotates on every use.
+// moment it is revoked, and its refresh token rotates on every use. A
+// console session has no tokens; its cookie's hash is TokenHash and it
+// also ends when idle (LastSeen).
 type Session struct {
 	ID        string
 	UserID    int64
@@ -203,11 +212,21 @@ type Session struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time // absolute end, from sign-in
 	RevokedAt *time.Time
+	Kind      string // SessionAPI ("" counts as API) or SessionConsole
+	TokenHash []byte // console only: SHA-256 of the cookie value
+	LastSeen  time.Time
 }
 
 // Active reports whether the session may still be used at now.
 func (s Session) Active(now time.Time) bool {
 	return s.RevokedAt == nil && now.Before(s.ExpiresAt)
+}
+
+// ConsoleActive reports whether a console session may still be used at
+// now: active, of the console kind, and seen within idle (0: no idle
+// timeout).
+func (s Session) ConsoleActive(now time.Time, idle time.Duration) bool {
+	return s.Kind == SessionConsole && s.Active(now) && (idle <= 0 || now.Sub(s.LastSeen) < idle)
 }
 
 // RefreshState is what one refresh reads and changes in one transaction.

@@ -10,4 +10,7 @@ type ExternalIdentity struct {
 	Name          string
 	GivenName     string
 	FamilyName    string
+	// Nonce is the token's nonce claim; the redirect flow checks it
+	// against the one it sent.
+	Nonce string
 }

@@ -24,8 +24,13 @@ type Filter struct {
 	// OfferingIDs, or any offering when OfferingIDs is empty.
 	Reviewers   bool
 	OfferingIDs []int64
-	Limit       int64
-	Offset      int64
+	// StaffID keeps only that user (0: any); the console lists one
+	// person's pay records with it.
+	StaffID int64
+	// SortDesc reverses the order (Z to A).
+	SortDesc bool
+	Limit    int64
+	Offset   int64
 }
 
 // Normalize trims the search term and turns each run of white space in it

@@ -58,6 +58,7 @@ type Validator struct {
 	doc     *openapi3.T
 	router  routers.Router
 	names   map[string]string // property names by lower case
+	notAPI  []string          // paths (and their subpaths) the document leaves out on purpose
 	n       atomic.Int64      // exchanges checked
 	outside atomic.Int64      // requests outside the document
 }
@@ -79,6 +80,13 @@ func Load(raw []byte) (*Validator, error) {
 		return nil, fmt.Errorf("route the document: %w", err)
 	}
 	v := &Validator{doc: doc, router: r, names: map[string]string{}}
+	if raw, ok := doc.Extensions["x-not-api"].([]any); ok {
+		for _, p := range raw {
+			if s, ok := p.(string); ok {
+				v.notAPI = append(v.notAPI, s)
+			}
+		}
+	}
 	seen := map[*openapi3.Schema]bool{}
 	if doc.Components != nil {
 		for _, s := range doc.Components.Schemas {
@@ -176,6 +184,12 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, status int, header 
 
 func (v *Validator) check(req *http.Request, reqBody []byte, skipBody bool, status int, header http.Header, body []byte) error {
 	v.n.Add(1)
+	for _, p := range v.notAPI {
+		if req.URL.Path == p || (p != "/" && strings.HasPrefix(req.URL.Path, p+"/")) {
+			v.n.Add(-1) // not an exchange of the API (x-not-api)
+			return nil
+		}
+	}
 	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" {
 		v.outside.Add(1) // a CORS preflight: not an operation of the API
 		return nil

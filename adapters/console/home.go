@@ -1,0 +1,99 @@
+package console
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"maps"
+	"net/http"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/user"
+)
+
+// home shows the signed-in user's profile and the figures of /api/me.
+func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
+	me, err := c.svc.Users.Me(r.Context())
+	if err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
+	p.Title = "Home"
+	p.Data = struct {
+		Me          user.Profile
+		Permissions []string
+	}{me, p.Principal.Permissions.Names()}
+	c.render(w, r, 0, "home", p)
+}
+
+// accountData is what "My account" shows besides the password form.
+type accountData struct {
+	TOTP     account.TOTPStatus
+	Enrol    *account.TOTPEnrolment // set while enrolling: the QR code and key
+	QR       template.URL           // the QR code as a data: URL
+	QRBase64 string                 // the same PNG, carried by the confirm form
+	Recovery []string               // the recovery codes, shown once
+}
+
+// accountPage loads the authenticator-app state into p.
+func (c *console) accountPage(ctx context.Context, p *page, d accountData) error {
+	p.Title = "My account"
+	st, err := c.svc.TOTP.TOTPStatus(ctx)
+	if err != nil {
+		return err
+	}
+	d.TOTP = st
+	if d.Enrol != nil {
+		// The PNG comes from our own TOTP adapter, base64 only: safe as a
+		// data: URL, which the CSP's img-src allows.
+		d.QRBase64 = base64.StdEncoding.EncodeToString(d.Enrol.QRCodePNG)
+		d.QR = template.URL("data:image/png;base64," + d.QRBase64)
+	}
+	p.Data = d
+	return nil
+}
+
+// accountShow is "My account": the password and the authenticator app.
+func (c *console) accountShow(w http.ResponseWriter, r *http.Request, p *page) {
+	if err := c.accountPage(r.Context(), p, accountData{}); err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
+	c.render(w, r, 0, "account", p)
+}
+
+// accountPassword changes the caller's own password. The use case ends
+// every session of the user, this one included, so the next stop is the
+// sign-in page. The fields are newPassword and confirm, apart from the
+// password field of the authenticator form on the same page; the use
+// case's "password" errors are shown at newPassword.
+func (c *console) accountPassword(w http.ResponseWriter, r *http.Request, p *page) {
+	if err := c.accountPage(r.Context(), p, accountData{}); err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
+	pw, confirm := p.V("newPassword"), p.V("confirm")
+	p.Form.Del("newPassword")
+	p.Form.Del("confirm")
+	if pw != confirm {
+		p.Errors["confirm"] = []string{"the two passwords differ"}
+		p.Error = "Please correct the fields marked below."
+		c.render(w, r, http.StatusBadRequest, "account", p)
+		return
+	}
+	if err := c.svc.Users.ChangePassword(r.Context(), 0, pw); err != nil {
+		var de *domain.Error
+		if errors.As(err, &de) && de.Fields["password"] != nil {
+			fields := maps.Clone(de.Fields)
+			fields["newPassword"] = fields["password"]
+			delete(fields, "password")
+			err = &domain.Error{Code: de.Code, Message: de.Message, Fields: fields}
+		}
+		c.formFail(w, r, p, "account", err)
+		return
+	}
+	c.clearCookie(w, sessionCookie)
+	c.redirect(w, r, "/console/login", "Your password was changed and your sessions ended. Sign in with the new password.")
+}
