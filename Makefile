@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: run test build bench bench-contracts fuzz fmt vet clean
 
-## run: build and start the service on ./counsel.db (first start creates admin@localhost)
+## run: build and start the service on ./counsel.db, or on COUNSEL_DB=postgres://... (first start creates admin@localhost)
 run: build
 	$(BIN) serve
 
@@ -13,10 +13,12 @@ run: build
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/counsel
 
-## test: vet and the whole test suite with the race detector (fuzz seed corpora included)
+## test: vet, the whole test suite with the race detector (fuzz seed corpora included), then the
+## HTTP suite again on PostgreSQL (COUNSEL_TEST_POSTGRES; skipped when no server answers)
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m ./app
 
 ## bench: the benchmarks (not part of make test)
 bench:

@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"counsel/adapters/argon2"
@@ -42,14 +43,17 @@ import (
 type App struct {
 	cfg Config
 	log *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
 	// logs batches the server log's request lines (logbuffer.go); nil with a
 	// Logger of the caller's.
 	logs     *logBuffer
-	db       *sqlite.DB
+	db       *Stores
 	handler  http.Handler
 	Accounts *accounts.Service
 	hasher   *argon2.Hasher
-	store    *sqlite.AccountStore
+	store    AccountStore
 	stop     context.CancelFunc
 	done     chan struct{}
 	closers  []func() error
@@ -60,7 +64,7 @@ type App struct {
 	// Signing is the digital-signing use case (see signing.go).
 	Signing       *signingapp.Service
 	signingPages  ports.SigningPages
-	contractStore *sqlite.ContractStore
+	contractStore ContractStore
 	blobs         ports.BlobStore
 }
 
@@ -104,16 +108,18 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		cfg.Logger = NewLogger(cfg, w)
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, logs: logs, done: make(chan struct{})}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		a.Close()
-		return nil, fmt.Errorf("data dir: %w", err)
+	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			a.Close()
+			return nil, fmt.Errorf("data dir: %w", err)
+		}
 	}
-	db, err := sqlite.Open(ctx, cfg.DB)
+	db, err := OpenStores(ctx, cfg.DB, cfg.SpoolDir)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	db.Now = cfg.Clock.Now
+	db.SetNow(cfg.Clock.Now)
 	a.db = db
 	if err := a.wire(ctx); err != nil {
 		a.Close()
@@ -127,7 +133,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 
 func (a *App) wire(ctx context.Context) error {
 	cfg := a.cfg
-	store := sqlite.NewAccountStore(a.db)
+	store := a.db.Accounts
 	hp := argon2.DefaultParams
 	if cfg.HashParams != nil {
 		hp = *cfg.HashParams
@@ -158,7 +164,7 @@ func (a *App) wire(ctx context.Context) error {
 	case "smtp":
 		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
 	}
-	totpStore := sqlite.NewTOTPStore(a.db)
+	totpStore := a.db.TOTP
 	vault, err := newVault(ctx, totpStore, cfg)
 	if err != nil {
 		return err
@@ -182,15 +188,16 @@ func (a *App) wire(ctx context.Context) error {
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 	})
 	a.startHousekeeping(store)
-	roleStore := sqlite.NewRoleStore(a.db)
+	a.followChanges()
+	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
-	userSvc := users.New(users.Deps{Store: sqlite.NewUserStore(a.db), Roles: roleStore, Hasher: hasher,
+	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
 		Passwords: a.Accounts, TOTP: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
-	remunerationSvc := remunerations.New(sqlite.NewRemunerationStore(a.db))
+	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
 	}
-	if err := a.wireSigning(ctx, store, sqlite.NewUserStore(a.db)); err != nil {
+	if err := a.wireSigning(ctx, store, a.db.Users); err != nil {
 		return err
 	}
 	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
@@ -223,6 +230,7 @@ func (a *App) wire(ctx context.Context) error {
 		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
+		RateLimiter:    a.rateLimiter(),
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
 	}))
@@ -269,7 +277,7 @@ func (a *App) identityProvider(ctx context.Context) (ports.IdentityProvider, acc
 	}
 	a.log.Info("identity-provider sign-in on", "issuer", cfg.OIDCIssuer, "code_exchange", cfg.OIDCClientSecret != "",
 		"auto_provision", cfg.OIDCAutoProvision, "allowed_domains", strings.Join(cfg.OIDCAllowedDomains, ","))
-	linker := accounts.NewIdentities(sqlite.NewIdentityStore(a.db), accounts.IdentityPolicy{
+	linker := accounts.NewIdentities(a.db.Identities, accounts.IdentityPolicy{
 		AutoProvision:  cfg.OIDCAutoProvision,
 		AllowedDomains: cfg.OIDCAllowedDomains,
 	}, cfg.Clock, a.log)
@@ -283,25 +291,19 @@ const sweepInterval = time.Minute
 // wireContracts builds the contract module over the database and the
 // document folder, and starts the expiry sweep, which Close stops.
 func (a *App) wireContracts() error {
-	blobs, err := blobfs.Open(a.cfg.DataDir, a.cfg.Rand)
-	if err != nil {
-		return err
+	blobs := a.db.Blobs
+	if blobs == nil {
+		fs, err := blobfs.Open(a.cfg.DataDir, a.cfg.Rand)
+		if err != nil {
+			return err
+		}
+		blobs = fs
 	}
-	a.contractStore, a.blobs = sqlite.NewContractStore(a.db), blobs
+	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.Contracts.RunExpirySweep(ctx, sweepInterval)
-	}()
-	a.closers = append(a.closers, func() error {
-		cancel()
-		<-done
-		return nil
-	})
+	a.every(sweepInterval, "contract expiry sweep", a.exclusive("contract-expiry", a.Contracts.ExpireDue))
 	return nil
 }
 
@@ -416,11 +418,21 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Logger returns the service's logger.
 func (a *App) Logger() *slog.Logger { return a.log }
 
-// DB returns the database (for tests and benchmarks).
-func (a *App) DB() *sqlite.DB { return a.db }
+// DB returns the SQLite database (for SQLite-specific tests and
+// benchmarks); nil on PostgreSQL.
+func (a *App) DB() *sqlite.DB { return a.db.sqlite }
 
-// Close stops background work and closes the database.
+// Stores returns the database's stores, whichever the engine.
+func (a *App) Stores() *Stores { return a.db }
+
+// Close stops background work and closes the database. Calls after the
+// first return the first call's result.
 func (a *App) Close() error {
+	a.closeOnce.Do(func() { a.closeErr = a.close() })
+	return a.closeErr
+}
+
+func (a *App) close() error {
 	if a.stop != nil {
 		a.stop()
 	}

@@ -10,10 +10,10 @@ import (
 	"counsel/domain/account"
 )
 
-// Migrate applies pending migrations to the database at path and returns
-// the applied migrations.
+// Migrate applies pending migrations to the database path names (a
+// SQLite file or a PostgreSQL URL) and returns the applied migrations.
 func Migrate(ctx context.Context, path string) ([]string, error) {
-	db, err := sqlite.Open(ctx, path)
+	db, err := OpenStores(ctx, path, "")
 	if err != nil {
 		return nil, err
 	}
@@ -23,13 +23,13 @@ func Migrate(ctx context.Context, path string) ([]string, error) {
 
 // withStore opens the database, makes sure the bootstrap roles exist, and
 // runs fn with the account store.
-func withStore(ctx context.Context, path string, fn func(*sqlite.AccountStore) error) error {
-	db, err := sqlite.Open(ctx, path)
+func withStore(ctx context.Context, path string, fn func(AccountStore) error) error {
+	db, err := OpenStores(ctx, path, "")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return fn(sqlite.NewAccountStore(db))
+	return fn(db.Accounts)
 }
 
 // CreateUser adds a user with a password from the command line. Without
@@ -47,7 +47,7 @@ func CreateUser(ctx context.Context, path string, u account.NewUser, password st
 	}
 	u.PasswordHash = hash
 	var id int64
-	err = withStore(ctx, path, func(s *sqlite.AccountStore) error {
+	err = withStore(ctx, path, func(s AccountStore) error {
 		// Make sure the roles exist even before the first `serve`.
 		if err := s.EnsureRoles(ctx); err != nil {
 			return err
@@ -69,7 +69,7 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 	if err != nil {
 		return err
 	}
-	return withStore(ctx, path, func(s *sqlite.AccountStore) error {
+	return withStore(ctx, path, func(s AccountStore) error {
 		id, err := s.UserIDByEmail(ctx, email)
 		if err != nil {
 			return fmt.Errorf("no user has the email %q", email)
@@ -83,17 +83,17 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 // revokes the user's sessions. The user signs in with an emailed code
 // again. It reports whether an app was enrolled.
 func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
-	db, err := sqlite.Open(ctx, path)
+	db, err := OpenStores(ctx, path, "")
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
-	id, err := sqlite.NewAccountStore(db).UserIDByEmail(ctx, email)
+	id, err := db.Accounts.UserIDByEmail(ctx, email)
 	if err != nil {
 		return false, fmt.Errorf("no user has the email %q", email)
 	}
 	had := false
-	err = sqlite.NewTOTPStore(db).UpdateTOTP(ctx, id, func(st *account.TOTPAccount) error {
+	err = db.TOTP.UpdateTOTP(ctx, id, func(st *account.TOTPAccount) error {
 		had = st.TOTP != nil
 		st.TOTP = nil
 		st.RevokeSessions = true
@@ -103,8 +103,12 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 }
 
 // Backup writes a consistent copy of the database at path to dest, also
-// while a server is writing to it.
+// while a server is writing to it. On PostgreSQL it refuses and names
+// pg_dump, the tool made for it.
 func Backup(ctx context.Context, path, dest string) error {
+	if Engine(path) == "postgres" {
+		return errBackupPostgres
+	}
 	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err

@@ -21,9 +21,12 @@ import (
 // Config is every setting of the service. Each field with an env name in
 // settings() is read from COUNSEL_* and from a flag of `counsel serve`.
 type Config struct {
-	Addr      string
-	DB        string
-	DataDir   string
+	Addr    string
+	DB      string
+	DataDir string
+	// SpoolDir is where uploads wait, on PostgreSQL, before they are
+	// copied into the database ("": the system's temporary folder).
+	SpoolDir  string
 	PublicURL string
 	LogLevel  string
 	LogFormat string
@@ -140,7 +143,7 @@ func list(v string) []string {
 func settings() []setting {
 	return []setting{
 		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Config) *string { return &c.Addr })},
-		{"COUNSEL_DB", "./counsel.db", "SQLite database file", str(func(c *Config) *string { return &c.DB })},
+		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Config) *string { return &c.DB })},
 		{"COUNSEL_DATA_DIR", "./data", "folder for contract documents", str(func(c *Config) *string { return &c.DataDir })},
 		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Config) *string { return &c.PublicURL })},
 		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},

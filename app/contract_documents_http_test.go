@@ -3,6 +3,7 @@ package app_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -104,9 +105,25 @@ func contractUpload(t testing.TB, s *apptest.Server, tok string, id int64, fileN
 	return s.Send(t, req)
 }
 
-// contractFiles lists the files in the data folder's documents/ and tmp/.
+// contractFiles lists the documents kept (the files in the data folder's
+// documents/, or the blobs in the database on PostgreSQL) and the uploads
+// waiting in tmp/.
 func contractFiles(t testing.TB, s *apptest.Server) (docs, tmp []string) {
 	t.Helper()
+	if apptest.Engine() == "postgres" {
+		var keys []string
+		if err := s.App.Stores().QueryRow(context.Background(), `SELECT coalesce(array_agg(storage_key ORDER BY storage_key), '{}') FROM document_blobs`).Scan(&keys); err != nil {
+			t.Fatal(err)
+		}
+		es, err := os.ReadDir(s.Config.SpoolDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			tmp = append(tmp, e.Name())
+		}
+		return keys, tmp
+	}
 	list := func(sub string) []string {
 		es, err := os.ReadDir(filepath.Join(s.Config.DataDir, sub))
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"counsel/adapters/sqlite"
 	"counsel/app/apptest"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
@@ -94,7 +93,7 @@ func BenchmarkContractList(b *testing.B) {
 	s := apptest.New(b)
 	admin := s.Admin(b)
 	seedStart := time.Now()
-	if err := sqlite.NewContractStore(s.App.DB()).ImportContracts(context.Background(), benchContracts(100_000), 1); err != nil {
+	if err := s.App.Stores().Contracts.ImportContracts(context.Background(), benchContracts(100_000), 1); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("seeded 100,000 contracts in %s", time.Since(seedStart).Round(time.Millisecond))

@@ -12,7 +12,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/adapters/sqlite"
 	"counsel/app/apptest"
 	"counsel/domain/account"
 	"counsel/domain/contract"
@@ -61,7 +60,7 @@ func contractID(m map[string]any) int64 { return int64(m["id"].(float64)) }
 // signing.
 func contractForce(t testing.TB, s *apptest.Server, id int64, st contract.Status, digital bool) {
 	t.Helper()
-	_, err := sqlite.NewContractStore(s.App.DB()).UpdateContract(context.Background(), id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	_, err := s.App.Stores().Contracts.UpdateContract(context.Background(), id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		c.Status = st
 		if digital {
 			c.DigitalContractID, c.DigitalContractSubmissionID = fmt.Sprintf("tpl-%d", id), fmt.Sprintf("sub-%d", id)
@@ -339,7 +338,7 @@ func userMayChange(from, to contract.Status, digital bool) bool {
 func TestContractTransitionsThroughPUT(t *testing.T) {
 	s := apptest.New(t)
 	admin := s.Admin(t)
-	store := sqlite.NewContractStore(s.App.DB())
+	store := s.App.Stores().Contracts
 	for _, digital := range []bool{false, true} {
 		for _, from := range contract.AllStatuses() {
 			for _, to := range contract.AllStatuses() {

@@ -73,6 +73,9 @@ func wordFloor(ls listShape) (string, []any) {
 //
 //	go test -run '^$' -bench ContractShapes -benchtime 200x -timeout 30m ./app
 func BenchmarkContractShapes(b *testing.B) {
+	if apptest.Engine() == "postgres" { // it reads SQLite's plans; PostgreSQL's shapes are adapters/postgres BenchmarkContractListShapes
+		b.Skip("app: BenchmarkContractShapes measures the SQLite store")
+	}
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("COUNSEL_BENCH_CONTRACTS")); err == nil && v > 0 {
 		n = v

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"time"
-
-	"counsel/adapters/sqlite"
 )
 
 // pruneInterval is how often ended sessions and stale one-time-password
@@ -13,10 +11,20 @@ const pruneInterval = time.Hour
 
 // startHousekeeping prunes what sign-in no longer needs, at start and then
 // every hour, until Close.
-func (a *App) startHousekeeping(store *sqlite.AccountStore) {
+func (a *App) startHousekeeping(store AccountStore) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	prune := func() {
+		if a.db.TryLock != nil { // one instance at a time
+			ok, unlock, err := a.db.TryLock(ctx, "housekeeping")
+			if err != nil || !ok {
+				return
+			}
+			defer unlock()
+			if err := a.db.RateLimiter.PruneRates(ctx, a.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
+				a.log.Warn("pruning rate limits failed", "err", err)
+			}
+		}
 		n, err := store.Prune(ctx, a.cfg.Clock.Now())
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn("pruning sessions failed", "err", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/oidc/oidctest"
-	"counsel/adapters/sqlite"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
@@ -23,7 +22,7 @@ import (
 type idpEnv struct {
 	*apptest.Server
 	idp   *oidctest.Provider
-	store *sqlite.IdentityStore
+	store app.IdentityStore
 	logs  *syncBuffer
 }
 
@@ -40,7 +39,7 @@ func newIdPEnv(t *testing.T, change func(c *app.Config, p *oidctest.Provider)) *
 			change(c, p)
 		}
 	})
-	return &idpEnv{Server: s, idp: p, store: sqlite.NewIdentityStore(s.App.DB()), logs: logs}
+	return &idpEnv{Server: s, idp: p, store: s.App.Stores().Identities, logs: logs}
 }
 
 // login posts an ID token (and code) to the identity-provider sign-in.
@@ -72,7 +71,7 @@ func (e *idpEnv) user(t *testing.T, email string) int64 {
 func (e *idpEnv) count(t *testing.T, query string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := e.App.DB().Read().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+	if err := e.App.Stores().QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatalf("count: %v", err)
 	}
 	return n
@@ -82,7 +81,7 @@ func (e *idpEnv) count(t *testing.T, query string, args ...any) int {
 func (e *idpEnv) linkedTo(t *testing.T, subject string) int64 {
 	t.Helper()
 	var id int64
-	err := e.App.DB().Read().QueryRowContext(context.Background(),
+	err := e.App.Stores().QueryRow(context.Background(),
 		`SELECT coalesce((SELECT user_id FROM user_identities WHERE issuer = ? AND subject = ?), 0)`, e.idp.Issuer(), subject).Scan(&id)
 	if err != nil {
 		t.Fatalf("link: %v", err)
@@ -125,7 +124,7 @@ func TestIdPSignsInKnownUser(t *testing.T) {
 			is.Equal(strings.TrimSpace(string(me.Body)), `["ContractView"]`) // the default role's permissions
 
 			var method string
-			is.NoErr(e.App.DB().Read().QueryRow(`SELECT method FROM sessions WHERE user_id = ?`, id).Scan(&method))
+			is.NoErr(e.App.Stores().QueryRow(context.Background(), `SELECT method FROM sessions WHERE user_id = ?`, id).Scan(&method))
 			is.Equal(method, account.MethodIdP) // recorded as an identity-provider sign-in
 
 			rr := e.Do(t, "POST", "/api/account/refresh-token", "", map[string]string{"accessToken": tok.AccessToken, "refreshToken": tok.RefreshToken})
@@ -202,14 +201,14 @@ func TestIdPAutoProvisioning(t *testing.T) {
 			is.NoErr(err) // an integer id
 
 			var email, first, last, hash string
-			var active int
-			is.NoErr(e.App.DB().Read().QueryRow(`SELECT email, first_name, last_name, password_hash, active FROM users WHERE id = ?`, id).
+			var active bool
+			is.NoErr(e.App.Stores().QueryRow(context.Background(), `SELECT email, first_name, last_name, password_hash, active FROM users WHERE id = ?`, id).
 				Scan(&email, &first, &last, &hash, &active))
 			is.Equal(email, strings.ToLower(tt.email)) // the verified email, normalised
 			is.Equal(first, tt.first)                  // first name
 			is.Equal(last, tt.last)                    // last name
 			is.Equal(hash, "")                         // no password sign-in
-			is.Equal(active, 1)                        // active
+			is.Equal(active, true)                     // active
 			is.Equal(e.linkedTo(t, tt.subject), id)    // linked
 
 			me := e.Do(t, "GET", "/api/permissions/me", tok.AccessToken, nil)

@@ -8,21 +8,26 @@ import (
 	"strconv"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/matryer/is"
 
 	"counsel/app/apptest"
 	"counsel/ports/porttest"
 )
 
-// idsDB opens a second connection to the service's database file: how
-// the tests remove rows that no route deletes, as an operator might by
-// hand. Foreign keys are on, as in the service.
+// idsDB opens a second connection to the service's database file (or its
+// PostgreSQL schema): how the tests remove rows that no route deletes, as
+// an operator might by hand. Foreign keys are on, as in the service.
 func idsDB(t *testing.T, s *apptest.Server) *sql.DB {
 	t.Helper()
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "foreign_keys(1)")
-	db, err := sql.Open("sqlite", "file:"+s.Config.DB+"?"+q.Encode())
+	driver, dsn := "pgx", s.Config.DB
+	if apptest.Engine() != "postgres" {
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "foreign_keys(1)")
+		driver, dsn = "sqlite", "file:"+s.Config.DB+"?"+q.Encode()
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 // Close writes what is left. A crash loses at most flushEvery of INFO
 // lines.
 type logBuffer struct {
-	mu      sync.Mutex
-	w       io.Writer
-	buf     []byte
-	stop    chan struct{}
-	closing sync.Once
-	done    chan struct{}
+	mu   sync.Mutex
+	w    io.Writer
+	buf  []byte
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
 }
 
 const (
@@ -83,11 +83,10 @@ func (b *logBuffer) flushLocked() error {
 	return err
 }
 
-// Close stops the flushing and writes what is left.
-// A second Close does nothing (serve closes the app twice on a clean
-// stop: once to report the error, once deferred).
+// Close stops the flushing and writes what is left. It may be called more
+// than once: App.Close is idempotent.
 func (b *logBuffer) Close() error {
-	b.closing.Do(func() { close(b.stop) })
+	b.once.Do(func() { close(b.stop) })
 	<-b.done
 	return nil
 }

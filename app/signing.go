@@ -11,7 +11,6 @@ import (
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/smtp"
-	"counsel/adapters/sqlite"
 	signingapp "counsel/app/signing"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -66,7 +65,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	var svc *signingapp.Service
 	p, err := embeddedsign.New(embeddedsign.Config{
 		PublicURL: a.issuer(),
-		Store:     sqlite.NewSigningStore(a.db),
+		Store:     a.db.Signing,
 		Documents: func(ctx context.Context, id string) (io.ReadCloser, string, string, error) {
 			return svc.OpenDocument(ctx, id)
 		},
@@ -92,10 +91,10 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if mailer == nil {
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}
-	a.every(sweepInterval, "signing submission expiry", p.ExpireDue)
+	a.every(sweepInterval, "signing submission expiry", a.exclusive("signing-expiry", p.ExpireDue))
 	// At start and every minute: evidence a crash or a failure left
-	// pending.
-	a.every(sweepInterval, "signed evidence", svc.ProduceEvidence)
+	// pending (one instance at a time).
+	a.every(sweepInterval, "signed evidence", a.exclusive("signed-evidence", svc.ProduceEvidence))
 	return nil
 }
 

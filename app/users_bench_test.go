@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"counsel/adapters/sqlite"
 	"counsel/app/apptest"
 	"counsel/domain/decimal"
 	"counsel/domain/user"
@@ -41,7 +40,7 @@ func seedDirectory(b *testing.B, s *apptest.Server, n int) {
 		}
 		us[i] = u
 	}
-	if _, err := sqlite.NewUserStore(s.App.DB()).CreateUsers(context.Background(), us); err != nil {
+	if _, err := s.App.Stores().Users.CreateUsers(context.Background(), us); err != nil {
 		b.Fatalf("seed: %v", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/adapters/sqlite"
 	"counsel/app/apptest"
 	"counsel/domain/account"
 	"counsel/domain/user"
@@ -428,7 +427,7 @@ func TestUsersLimitClamp(t *testing.T) {
 		seed[i] = user.New()
 		seed[i].Email, seed[i].FirstName, seed[i].LastName = fmt.Sprintf("u%03d@example.com", i), "U", fmt.Sprintf("N%03d", i)
 	}
-	_, err := sqlite.NewUserStore(s.App.DB()).CreateUsers(context.Background(), seed)
+	_, err := s.App.Stores().Users.CreateUsers(context.Background(), seed)
 	is.NoErr(err) // seed
 	var p usrPage
 	s.Do(t, "GET", "/api/users?Limit=1000", admin, nil).JSON(t, &p)

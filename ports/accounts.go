@@ -176,6 +176,15 @@ type RoleService interface {
 	RemoveUserRole(ctx context.Context, userID, roleID int64) error
 }
 
+// RateLimiter counts requests per key (a client address) with a token
+// bucket of perMin tokens refilled over a minute. A shared one (in the
+// database) makes several instances allow no more than one.
+type RateLimiter interface {
+	// Allow takes a token for key at now, or says how long until one is
+	// free. An error means the count could not be made.
+	Allow(ctx context.Context, key string, perMin int, now time.Time) (ok bool, wait time.Duration, err error)
+}
+
 // ConsoleAccounts is sign-in for the browser console: the same checks,
 // lockout and one-time passwords as AccountService, with a server session
 // carried by a cookie instead of tokens.

@@ -331,7 +331,19 @@ func (l *rateLimiter) allow(key string) (bool, time.Duration) {
 // limited applies the per-address limit of public sign-in endpoints.
 func (s *server) limited(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
+		ok, wait := true, time.Duration(0)
+		if s.opts.RateLimiter != nil && s.opts.AuthRateLimit > 0 {
+			var err error
+			// A failed count lets the request through: the sign-in itself
+			// still needs the password, the one-time password and the
+			// lockout, which are counted in the database.
+			if ok, wait, err = s.opts.RateLimiter.Allow(r.Context(), "auth:"+s.clientAddr(r), s.opts.AuthRateLimit, s.opts.Now()); err != nil {
+				s.log.WarnContext(r.Context(), "sign-in rate limit not counted", "err", err)
+			}
+		} else {
+			ok, wait = s.limiter.allow(s.clientAddr(r))
+		}
+		if !ok {
 			s.fail(w, r, &domain.Error{Code: domain.ERATELIMITED, Message: "too many requests from this address; try again later", RetryAfter: wait})
 			return
 		}

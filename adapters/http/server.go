@@ -59,8 +59,11 @@ type Options struct {
 	FrameAncestors []string       // origins that may frame the signer's pages; empty: none
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
 	AuthRateLimit  int            // requests a minute per address on public sign-in routes; 0 off
-	Now            func() time.Time
-	Version        string
+	// RateLimiter, when set, counts AuthRateLimit in a store that several
+	// instances share instead of in this process.
+	RateLimiter ports.RateLimiter
+	Now         func() time.Time
+	Version     string
 }
 
 type server struct {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -328,4 +329,22 @@ func walkRange(ctx context.Context, tx *sql.Tx, f contract.Filter) (int64, error
 func storedCount(f contract.Filter) bool {
 	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
 		f.Related == contract.RelatedNone && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+}
+
+// FillContractTerms adds to contract_terms every word of contracts_words,
+// as migration 0012 does: for contracts written by plain INSERTs (counsel
+// copy) rather than by the store.
+func (db *DB) FillContractTerms(ctx context.Context) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`CREATE VIRTUAL TABLE temp.contracts_words_vocab USING fts5vocab (main, contracts_words, 'col')`,
+			`INSERT OR IGNORE INTO contract_terms (term) SELECT term FROM temp.contracts_words_vocab WHERE col <> 'tags'`,
+			`DROP TABLE temp.contracts_words_vocab`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("contract terms: %w", err)
+			}
+		}
+		return nil
+	})
 }

@@ -506,3 +506,66 @@ func fromNullMs(v sql.NullInt64) *time.Time {
 func notFound(what string) error {
 	return &domain.Error{Code: domain.ENOTFOUND, Message: what + " not found"}
 }
+
+// Import inserts rows into table (columns cols) in one transaction: bulk
+// copies between databases (counsel copy) use it.
+func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (`+
+			strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, r := range rows {
+			if _, err := st.ExecContext(ctx, r...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Sequences returns the high-water marks of the AUTOINCREMENT tables
+// (none before they exist).
+func (db *DB) Sequences(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	rows, err := db.read.QueryContext(ctx, `SELECT name, seq FROM sqlite_sequence`)
+	if err != nil {
+		return out, nil // no AUTOINCREMENT table yet
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		var v int64
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, err
+		}
+		out[n] = v
+	}
+	return out, rows.Err()
+}
+
+// SetSequences raises the AUTOINCREMENT high-water marks to marks, so that
+// ids used in another database are not given again here.
+func (db *DB) SetSequences(ctx context.Context, marks map[string]int64) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_sequence'`).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		for t, v := range marks {
+			res, err := tx.ExecContext(ctx, `UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?`, v, t)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO sqlite_sequence (name, seq) SELECT ?, ? WHERE EXISTS
+					(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? AND sql LIKE '%AUTOINCREMENT%')`, t, v, t); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}

@@ -1,5 +1,5 @@
 // Package apptest runs a real Counsel service for tests: the composition
-// root over a temporary SQLite file, served by httptest, with a fake clock,
+// root over a temporary SQLite file (or a PostgreSQL schema, see Engine), served by httptest, with a fake clock,
 // one-time passwords in responses and rate limits off. Tests talk to it
 // over HTTP only, as clients do, and every exchange is checked against the
 // served /openapi.json (openapitest).
@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/http/openapitest"
+	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/domain/account"
 )
@@ -66,6 +68,16 @@ const (
 // Start is the fake clock's starting time.
 var Start = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 
+// Engine is the database the tests run on: COUNSEL_TEST_ENGINE=postgres
+// runs them on PostgreSQL (a schema of their own on the server
+// COUNSEL_TEST_POSTGRES names), anything else on a SQLite file.
+func Engine() string {
+	if os.Getenv("COUNSEL_TEST_ENGINE") == "postgres" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
 // Server is a running Counsel for one test.
 type Server struct {
 	*httptest.Server
@@ -85,6 +97,13 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 	clock := NewClock(Start)
 	cfg := app.DefaultConfig()
 	cfg.DB = filepath.Join(dir, "counsel.db")
+	if Engine() == "postgres" {
+		cfg.DB = pgtest.URL(t)
+		cfg.SpoolDir = filepath.Join(cfg.DataDir, "tmp")
+		if err := os.MkdirAll(cfg.SpoolDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg.DataDir = filepath.Join(dir, "data")
 	cfg.AdminEmail, cfg.AdminPassword = AdminEmail, AdminPassword
 	cfg.OTPResendInterval, cfg.OTPHourlyLimit, cfg.AuthRateLimit = 0, 0, 0

@@ -41,17 +41,21 @@ const usage = `Counsel: the back office of a small law firm, in one binary and o
 
 Usage:
   counsel serve [flags]                  run the HTTP service (flags: counsel serve -h)
-  counsel migrate [--db FILE]            apply database migrations
-  counsel user create --email E --first-name F --last-name L [--role NAME ...] [--db FILE]
+  counsel migrate [--db DB]            apply database migrations
+  counsel user create --email E --first-name F --last-name L [--role NAME ...] [--db DB]
                                          add a user; the password is the first line of standard input
-  counsel user set-password --email E [--db FILE]
+  counsel user set-password --email E [--db DB]
                                          replace a password (first line of standard input); revokes sessions
-  counsel user reset-totp --email E [--db FILE]
+  counsel user reset-totp --email E [--db DB]
                                          remove a user's authenticator app (lost phone); revokes sessions
-  counsel backup [--db FILE] DEST        write a consistent copy of the database, also while serving
+  counsel backup [--db DB] DEST        write a consistent copy of the database, also while serving
+  counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
+                                         (SQLite file <-> postgres:// URL); the target must be empty
+                                         [--from-data-dir DIR] [--to-data-dir DIR]: a SQLite side's documents
   counsel version                        print the version
 
-Every setting is also an environment variable (COUNSEL_DB, COUNSEL_ADDR, ...).
+DB is a SQLite file path or a postgres:// URL. Every setting is also an
+environment variable (COUNSEL_DB, COUNSEL_ADDR, ...).
 `
 
 // run is the whole program, with its environment passed in.
@@ -72,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: %d migrations applied: %s\n", *db, len(names), strings.Join(names, ", "))
+		fmt.Fprintf(stdout, "%s: %d migrations applied: %s\n", app.RedactDSN(*db), len(names), strings.Join(names, ", "))
 		return nil
 	case "user":
 		return userCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
@@ -82,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 		if fs.NArg() != 1 {
-			return errors.New("usage: counsel backup [--db FILE] DEST")
+			return errors.New("usage: counsel backup [--db DB] DEST")
 		}
 		dest := fs.Arg(0)
 		if _, err := os.Stat(dest); err == nil {
@@ -91,8 +95,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if err := app.Backup(ctx, *db, dest); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "backed up %s to %s\n", *db, dest)
+		fmt.Fprintf(stdout, "backed up %s to %s\n", app.RedactDSN(*db), dest)
 		return nil
+	case "copy":
+		fs := flag.NewFlagSet("copy", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		from := fs.String("from", "", "source: SQLite file or postgres:// URL")
+		to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
+		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "documents folder of a SQLite source (COUNSEL_DATA_DIR)")
+		toData := fs.String("to-data-dir", "", "documents folder of a SQLite target (default: ./data)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *from == "" || *to == "" || fs.NArg() > 0 {
+			return errors.New("usage: counsel copy --from SRC --to DST")
+		}
+		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, ToDataDir: *toData, Progress: stdout})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "counsel", version)
 		return nil
@@ -112,7 +130,7 @@ func dbFlags(name string, getenv func(string) string, stderr io.Writer) (*flag.F
 	if def == "" {
 		def = "./counsel.db"
 	}
-	return fs, fs.String("db", def, "SQLite database file (COUNSEL_DB)")
+	return fs, fs.String("db", def, "SQLite database file or postgres:// URL (COUNSEL_DB)")
 }
 
 // readPassword reads the first line of stdin.

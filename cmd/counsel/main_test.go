@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"counsel/adapters/http/openapitest"
+	"counsel/adapters/postgres/pgtest"
 	"counsel/adapters/sqlite"
 
 	"github.com/matryer/is"
@@ -706,4 +707,19 @@ func TestCommands(t *testing.T) {
 			is.True(strings.Contains(stderr, tt.stderr)) // stderr
 		})
 	}
+}
+
+// TestCommandsOnPostgres runs migrate and user create on PostgreSQL, and
+// checks that backup refuses there and names pg_dump.
+func TestCommandsOnPostgres(t *testing.T) {
+	pgtest.Skip(t)
+	is := is.New(t)
+	env := newEnv(t).with("COUNSEL_DB", pgtest.URL(t))
+	stdout, _, err := cli(env, "", "migrate")
+	is.NoErr(err)
+	is.True(strings.Contains(stdout, "migrations applied")) // migrated
+	_, _, err = cli(env, "user-password-1\n", "user", "create", "--email", "pg@example.com", "--first-name", "P", "--last-name", "G")
+	is.NoErr(err) // a user on PostgreSQL
+	_, _, err = cli(env, "", "backup", filepath.Join(t.TempDir(), "x.db"))
+	is.True(err != nil && strings.Contains(err.Error(), "pg_dump")) // refused, naming the tool
 }

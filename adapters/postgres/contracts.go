@@ -1,0 +1,526 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/contract"
+	"counsel/domain/decimal"
+	"counsel/ports"
+)
+
+// ContractStore implements ports.ContractStore and
+// ports.ContractSigningStore.
+type ContractStore struct{ db *DB }
+
+var (
+	_ ports.ContractStore        = (*ContractStore)(nil)
+	_ ports.ContractSigningStore = (*ContractStore)(nil)
+	_ ports.EvidenceStore        = (*ContractStore)(nil)
+)
+
+// evidenceKey records in contract_signing_events that a submission's
+// evidence is stored, so it is stored once.
+const evidenceKey = "evidence.stored"
+
+// contractBySubmission finds the contract of a submission (the newest of
+// two naming one, which only a restored backup could produce); lock is ""
+// or a locking clause.
+func contractBySubmission(ctx context.Context, x q, submissionID, lock string) (int64, error) {
+	var id int64
+	err := x.row(ctx, `SELECT id FROM contracts
+		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
+		ORDER BY id DESC LIMIT 1`+lock, submissionID).Scan(&id)
+	if noRows(err) {
+		return 0, notFound("contract with that signing submission")
+	}
+	return id, err
+}
+
+// ContractBySubmission implements ports.EvidenceStore.
+func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID string) (contract.Contract, error) {
+	id, err := contractBySubmission(ctx, s.db.read(), submissionID, "")
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	return loadContract(ctx, s.db.read(), id, "")
+}
+
+// AddEvidence implements ports.EvidenceStore. The contract's row is
+// locked, so two instances storing one submission's evidence store it once.
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+	var out []contract.Document
+	applied := false
+	err := s.db.tx(ctx, func(x q) error {
+		out, applied = nil, false
+		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		n, err := x.exec(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
+			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, evidenceKey, s.db.Now())
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			all, err := loadDocuments(ctx, x, id)
+			for _, d := range all {
+				if d.Kind == contract.KindSigned || d.Kind == contract.KindAudit {
+					out = append(out, d)
+				}
+			}
+			return err
+		}
+		applied = true
+		for _, d := range docs {
+			d.ContractID = id
+			if d.ID, err = insertDocument(ctx, x, d); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return insertAudit(ctx, x, id, audit)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, applied, nil
+}
+
+// SignedDocumentBySHA256 implements ports.EvidenceStore, through the
+// partial index contract_documents_signed_sha256.
+func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error) {
+	var one int
+	err := s.db.read().row(ctx, `SELECT 1 FROM contract_documents WHERE sha256 = ? AND kind = 'signed' LIMIT 1`, sha).Scan(&one)
+	if noRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// NewContractStore returns the contract store of db.
+func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
+
+const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
+	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
+	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
+
+const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
+	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
+
+type contractRow struct {
+	amount       *int64
+	typ, status  int16
+	start, end   *time.Time
+	created, upd time.Time
+}
+
+func (r *contractRow) fill(c *contract.Contract) {
+	c.Type, c.Status = contract.Type(r.typ), contract.Status(r.status)
+	c.StartDate, c.EndDate = utcp(r.start), utcp(r.end)
+	if r.amount != nil {
+		a := decimal.FromScaled(*r.amount, contract.AmountPlaces)
+		c.Amount = &a
+	}
+	c.CreatedAt, c.UpdatedAt = utc(r.created), utc(r.upd)
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanContract(s scanner) (contract.Contract, error) {
+	var c contract.Contract
+	var r contractRow
+	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
+		&c.Currency, &c.IsSigned, &c.Comments, &c.MatterID, &c.ClientID, &c.ProjectID,
+		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.upd)
+	r.fill(&c)
+	return c, err
+}
+
+func scanListItem(s scanner) (contract.Contract, error) {
+	var c contract.Contract
+	var r contractRow
+	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
+		&c.IsSigned, &c.MatterID, &c.ClientID, &c.ProjectID, &c.DigitalContractID, &r.upd)
+	r.fill(&c)
+	return c, err
+}
+
+// loadContract reads contract id; lock is "" or a locking clause.
+func loadContract(ctx context.Context, x q, id int64, lock string) (contract.Contract, error) {
+	c, err := scanContract(x.row(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`+lock, id))
+	if noRows(err) {
+		return c, notFound("contract")
+	}
+	return c, err
+}
+
+func amountCents(a *decimal.Decimal) (any, error) {
+	if a == nil {
+		return nil, nil
+	}
+	v, ok := a.Round(contract.AmountPlaces).Scaled(contract.AmountPlaces)
+	if !ok {
+		return nil, domain.Errorf(domain.EINVALID, "amount is out of range")
+	}
+	return v, nil
+}
+
+// searchText is what a search reads: the searched columns lower-cased
+// and joined by a line feed.
+func searchText(c contract.Contract) string {
+	return strings.ToLower(c.Name + "\n" + c.Description + "\n" + c.Comments)
+}
+
+// contractValues are the values of contractWriteCols.
+func contractValues(c contract.Contract) ([]any, error) {
+	amount, err := amountCents(c.Amount)
+	if err != nil {
+		return nil, err
+	}
+	return []any{c.Name, c.Description, int16(c.Type), int16(c.Status), nullTime(c.StartDate), nullTime(c.EndDate), amount,
+		c.Currency, c.IsSigned, c.Comments, c.MatterID, c.ClientID, c.ProjectID,
+		c.DigitalContractID, c.DigitalContractSubmissionID, searchText(c), c.UpdatedAt}, nil
+}
+
+const contractWriteCols = `contract_name, contract_description, contract_type, status, start_date, end_date, amount,
+	currency, is_signed, comments, matter_id, client_id, project_id,
+	digital_contract_id, digital_contract_submission_id, search_text, updated_at`
+
+// CreateContract implements ports.ContractStore.
+func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
+	vals, err := contractValues(c)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	var out contract.Contract
+	err = s.db.tx(ctx, func(x q) error {
+		var id int64
+		if err := x.row(ctx, `INSERT INTO contracts (uuid, created_at, `+contractWriteCols+`)
+			VALUES (`+placeholders(len(vals)+2)+`) RETURNING id`, append([]any{c.UUID, c.CreatedAt}, vals...)...).Scan(&id); err != nil {
+			return err
+		}
+		if err := insertAudit(ctx, x, id, audit); err != nil {
+			return err
+		}
+		var err error
+		out, err = loadContract(ctx, x, id, "")
+		return err
+	})
+	return out, err
+}
+
+// Contract implements ports.ContractStore.
+func (s *ContractStore) Contract(ctx context.Context, id int64) (contract.Contract, error) {
+	c, err := loadContract(ctx, s.db.read(), id, "")
+	return c, formatError(err)
+}
+
+// UpdateContract implements ports.ContractStore. The row is locked while
+// fn decides, so a change made meanwhile on another instance is not lost.
+func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+	var out contract.Contract
+	err := s.db.tx(ctx, func(x q) error {
+		var err error
+		out, err = updateContract(ctx, x, id, fn)
+		return err
+	})
+	return out, err
+}
+
+func updateContract(ctx context.Context, x q, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+	c, err := loadContract(ctx, x, id, " FOR UPDATE")
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	before := c
+	entries, err := fn(&c)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	c.ID, c.UUID, c.CreatedAt = before.ID, before.UUID, before.CreatedAt
+	vals, err := contractValues(c)
+	if err != nil {
+		return contract.Contract{}, err
+	}
+	if _, err := x.exec(ctx, `UPDATE contracts SET (`+contractWriteCols+`) = (`+placeholders(len(vals))+`) WHERE id = ?`,
+		append(vals, id)...); err != nil {
+		return contract.Contract{}, err
+	}
+	if err := insertAudit(ctx, x, id, entries); err != nil {
+		return contract.Contract{}, err
+	}
+	return loadContract(ctx, x, id, "")
+}
+
+// DeleteContract implements ports.ContractStore.
+func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c contract.Contract) ([]contract.AuditEntry, error)) ([]contract.Document, error) {
+	var docs []contract.Document
+	err := s.db.tx(ctx, func(x q) error {
+		c, err := loadContract(ctx, x, id, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		entries, err := fn(c)
+		if err != nil {
+			return err
+		}
+		if docs, err = loadDocuments(ctx, x, id); err != nil {
+			return err
+		}
+		if _, err := x.exec(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return insertAudit(ctx, x, id, entries)
+	})
+	return docs, err
+}
+
+// DueForExpiry implements ports.ContractStore, through the partial index
+// contracts_due.
+func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	rows, err := s.db.read().query(ctx, `SELECT id FROM contracts WHERE status = 4 AND end_date < ? ORDER BY end_date, id LIMIT ?`, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// sortColumns maps each sort field to its ORDER BY expression; each has
+// an index ending in id, alone and behind status.
+var sortColumns = map[contract.SortField]string{
+	contract.SortUpdatedAt:    "c.updated_at",
+	contract.SortCreatedAt:    "c.created_at",
+	contract.SortContractName: `lower(c.contract_name COLLATE "C")`,
+	contract.SortStartDate:    "c.start_date",
+	contract.SortEndDate:      "c.end_date",
+	contract.SortAmount:       "c.amount",
+}
+
+// whereContracts builds the WHERE clause of f and its arguments.
+func whereContracts(f contract.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if s := strings.TrimSpace(f.Search); s != "" {
+		add(`c.search_text LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(s))+"%")
+	}
+	if len(f.Statuses) > 0 {
+		st := make([]int16, len(f.Statuses))
+		for i, v := range f.Statuses {
+			st[i] = int16(v)
+		}
+		add(`c.status = ANY (?)`, st)
+	}
+	if len(f.Types) > 0 {
+		ty := make([]int16, len(f.Types))
+		for i, v := range f.Types {
+			ty[i] = int16(v)
+		}
+		add(`c.contract_type = ANY (?)`, ty)
+	}
+	if f.IsSigned != nil {
+		add(`c.is_signed = ?`, *f.IsSigned)
+	}
+	if f.IsDigital != nil {
+		add(`c.is_digital = ?`, *f.IsDigital)
+	}
+	if f.MatterID != nil {
+		add(`c.matter_id = ?`, *f.MatterID)
+	}
+	if f.ClientID != nil {
+		add(`c.client_id = ?`, *f.ClientID)
+	}
+	if f.ProjectID != nil {
+		add(`c.project_id = ?`, *f.ProjectID)
+	}
+	if col := relatedColumn(f.Related); col != "" {
+		if f.RelatedID != nil {
+			add(col+` = ?`, *f.RelatedID)
+		} else {
+			add(col + ` IS NOT NULL`)
+		}
+	}
+	if f.StartFrom != nil {
+		add(`c.start_date >= ?`, *f.StartFrom)
+	}
+	if f.StartTo != nil {
+		add(`c.start_date <= ?`, *f.StartTo)
+	}
+	if f.EndFrom != nil {
+		add(`c.end_date >= ?`, *f.EndFrom)
+	}
+	if f.EndTo != nil {
+		add(`c.end_date <= ?`, *f.EndTo)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func relatedColumn(r contract.RelatedEntity) string {
+	switch r {
+	case contract.RelatedMatter:
+		return "c.matter_id"
+	case contract.RelatedClient:
+		return "c.client_id"
+	case contract.RelatedProject:
+		return "c.project_id"
+	}
+	return ""
+}
+
+// Contracts implements ports.ContractStore. The count and the page are
+// read in one snapshot. NULL dates and amounts come first in ascending
+// order and last in descending order, as on SQLite, which the indexes
+// (NULLS FIRST, read backwards for descending) serve.
+func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
+	items := []contract.Contract{}
+	if strings.ContainsRune(f.Search, 0) {
+		return items, 0, nil // no stored text holds NUL
+	}
+	where, args := whereContracts(f)
+	dir := "ASC NULLS FIRST"
+	if f.SortDesc {
+		dir = "DESC NULLS LAST"
+	}
+	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, strings.Fields(dir)[0])
+	var count int64
+	err := s.db.readTx(ctx, func(x q) error {
+		if statusesOnly(f) { // the stored counts (migration 0003)
+			st := make([]int16, len(f.Statuses))
+			for i, v := range f.Statuses {
+				st[i] = int16(v)
+			}
+			if err := x.row(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM contract_counts WHERE cardinality(?::smallint[]) = 0 OR status = ANY (?)`, st, st).Scan(&count); err != nil {
+				return err
+			}
+		} else if err := x.row(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count); err != nil {
+			return err
+		}
+		if count == 0 || f.Limit == 0 || f.Offset >= count {
+			return nil
+		}
+		rows, err := x.query(ctx, `SELECT `+listColumns+` FROM contracts c`+where+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c, err := scanListItem(rows)
+			if err != nil {
+				return err
+			}
+			items = append(items, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list contracts: %w", err)
+	}
+	return items, count, nil
+}
+
+// statusesOnly reports whether f filters by status at most, so that its
+// count is the sum of the stored per-status counts.
+func statusesOnly(f contract.Filter) bool {
+	return strings.TrimSpace(f.Search) == "" && len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
+		f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil && f.Related == contract.RelatedNone &&
+		f.RelatedID == nil && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+}
+
+// UpdateBySubmission implements ports.ContractSigningStore. The contract
+// row is locked before the event is recorded, so two instances receiving
+// one webhook apply it once.
+func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, eventKey string, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, bool, error) {
+	var out contract.Contract
+	applied := false
+	err := s.db.tx(ctx, func(x q) error {
+		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		if eventKey != "" {
+			n, err := x.exec(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
+				VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, eventKey, s.db.Now())
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				out, err = loadContract(ctx, x, id, "")
+				return err
+			}
+		}
+		applied = true
+		out, err = updateContract(ctx, x, id, fn)
+		return err
+	})
+	if err != nil {
+		return contract.Contract{}, false, err
+	}
+	return out, applied, nil
+}
+
+// ImportContracts inserts many contracts in one transaction, each with a
+// created entry by user userID at its CreatedAt (imports and benchmark
+// seeding), through COPY.
+func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	return s.db.tx(ctx, func(x q) error {
+		name, err := userName(ctx, x, userID)
+		if err != nil {
+			return err
+		}
+		var first int64
+		if err := x.row(ctx, `SELECT nextval(pg_get_serial_sequence('contracts', 'id'))`).Scan(&first); err != nil {
+			return err
+		}
+		rows := make([][]any, len(cs))
+		audit := make([][]any, len(cs))
+		for i, c := range cs {
+			vals, err := contractValues(c)
+			if err != nil {
+				return err
+			}
+			id := first + int64(i)
+			rows[i] = append([]any{id, c.UUID, c.CreatedAt}, vals...)
+			audit[i] = []any{id, string(contract.ActionCreated), int16(c.Status), int16(contract.ActorUser), userID, name, c.CreatedAt}
+		}
+		cols := append([]string{"id", "uuid", "created_at"}, splitCols(contractWriteCols)...)
+		if err := copyRows(ctx, x, "contracts", cols, rows); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, x, "contract_audit", []string{"contract_id", "action", "to_status", "actor_kind", "actor_user_id", "actor_name", "at"}, audit); err != nil {
+			return err
+		}
+		_, err = x.exec(ctx, `SELECT setval(pg_get_serial_sequence('contracts', 'id'), ?)`, first+int64(len(cs))-1)
+		return err
+	})
+}
+
+// splitCols splits a column list.
+func splitCols(s string) []string {
+	var out []string
+	for _, c := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(c))
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+// Package postgres implements Counsel's stores on PostgreSQL through
+// jackc/pgx (pgxpool), for firms that run several instances on one
+// database (API-DECISIONS 10).
+//
+// Every method behaves as its SQLite twin: the engine-neutral suites of
+// ports/porttest hold both to one contract. What differs is how: rows
+// that a write decides on are locked (SELECT … FOR UPDATE) instead of
+// relying on SQLite's single writer; substring search reads a pg_trgm GIN
+// index; document bytes live in the database in chunks, so instances
+// share no disk. Migrations are embedded and applied at open, each in a
+// transaction, under an advisory lock so that instances starting together
+// migrate once.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"counsel/domain"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Advisory lock keys (one namespace per purpose).
+const (
+	lockMigrate   int64 = 0x436f756e73656c01 // "Counsel" + 1
+	lockLastAdmin int64 = 0x436f756e73656c02
+)
+
+// DB is an open Counsel database on PostgreSQL.
+type DB struct {
+	pool *pgxpool.Pool
+	url  string
+	// profiles caches GET /api/me's profile rows; see profiles.go.
+	profiles profileCache
+	// Now is the clock used for timestamps the stores set themselves.
+	Now func() time.Time
+}
+
+// IsURL reports whether s names a PostgreSQL database rather than a
+// SQLite file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at url and applies pending migrations.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.MaxConns < 8 {
+		cfg.MaxConns = 8
+	}
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := &DB{pool: pool, url: url, Now: func() time.Time { return time.Now().UTC() }}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Pool returns the connection pool (tests and tools).
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// QueryRow runs a one-row read written with ? placeholders (tests and
+// tools look at rows no port shows).
+func (db *DB) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
+	return db.read().row(ctx, query, args...)
+}
+
+// Ping checks that the database answers a query.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.pool.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
+// migrate applies the embedded migrations schema_migrations lacks, each
+// in its own transaction, holding a session advisory lock meanwhile.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockMigrate); err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockMigrate)
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var n int
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", version).Scan(&n); err != nil || n > 0 {
+				return err
+			}
+			if _, err := tx.Exec(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", version, base)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// Migrations returns the applied migrations' names, oldest first.
+func (db *DB) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := db.pool.Query(ctx, "SELECT name FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// querier is what the pool and a transaction both offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// q runs statements written with ? placeholders (as the SQLite adapter's
+// are) on a pool or transaction, numbering them for PostgreSQL.
+type q struct{ c querier }
+
+func (x q) exec(ctx context.Context, s string, args ...any) (int64, error) {
+	tag, err := x.c.Exec(ctx, rebind(s), args...)
+	return tag.RowsAffected(), err
+}
+
+func (x q) query(ctx context.Context, s string, args ...any) (pgx.Rows, error) {
+	return x.c.Query(ctx, rebind(s), args...)
+}
+
+func (x q) row(ctx context.Context, s string, args ...any) pgx.Row {
+	return x.c.QueryRow(ctx, rebind(s), args...)
+}
+
+var (
+	rebound  sync.Map // string -> string
+	reboundN atomic.Int64
+)
+
+const maxRebound = 4096
+
+// rebind numbers ? placeholders outside quoted literals: $1, $2, ….
+func rebind(s string) string {
+	if v, ok := rebound.Load(s); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n, quoted := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	out := b.String()
+	if reboundN.Add(1) < maxRebound { // bounded: list queries vary with their filters
+		rebound.Store(s, out)
+	}
+	return out
+}
+
+// read is the pool as a q.
+func (db *DB) read() q { return q{db.pool} }
+
+// tx runs fn in a READ COMMITTED transaction and commits. A deadlock or
+// serialization failure, which row locks taken in different orders can
+// cause, is retried a few times.
+func (db *DB) tx(ctx context.Context, fn func(q) error) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return fn(q{tx}) })
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "40001") {
+			break
+		}
+	}
+	return formatError(err)
+}
+
+// readTx runs fn in a read-only REPEATABLE READ transaction, so that a
+// count and its page see one snapshot.
+func (db *DB) readTx(ctx context.Context, fn func(q) error) error {
+	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(q{tx}) })
+	return formatError(err)
+}
+
+// formatError turns constraint violations into domain errors and leaves
+// *domain.Error values alone.
+func formatError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505":
+			return &domain.Error{Code: domain.ECONFLICT, Message: "a record with the same unique value already exists", Err: err}
+		case "23503":
+			return &domain.Error{Code: domain.ENOTFOUND, Message: "a referenced record does not exist", Err: err}
+		case "22021", "22P05", "54000":
+			// PostgreSQL text cannot hold a NUL character.
+			return &domain.Error{Code: domain.EINVALID, Message: "text must not contain NUL characters", Err: err}
+		}
+	}
+	return err
+}
+
+// notFound is the ENOTFOUND error for a missing record.
+func notFound(what string) error {
+	return &domain.Error{Code: domain.ENOTFOUND, Message: what + " not found"}
+}
+
+// noRows reports whether err is "no rows in result set".
+func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// utc returns t in UTC (pgx reads timestamptz in the local zone).
+func utc(t time.Time) time.Time { return t.UTC() }
+
+// utcp is utc for an optional time.
+func utcp(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// nullTime stores a zero or nil time as NULL.
+func nullTime(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return *t
+}
+
+// placeholders returns n comma-separated question marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// copyRows writes rows into table with COPY, the fastest bulk load.
+func copyRows(ctx context.Context, x q, table string, cols []string, rows [][]any) error {
+	c, ok := x.c.(interface {
+		CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
+	})
+	if !ok {
+		return fmt.Errorf("copy into %s: not on a connection", table)
+	}
+	_, err := c.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+	return err
+}
+
+// Import writes rows into table (columns cols) with COPY in one
+// transaction: bulk copies between databases (counsel copy) use it.
+func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {
+	return db.tx(ctx, func(x q) error { return copyRows(ctx, x, table, cols, rows) })
+}
+
+// identityTables lists the tables whose id is an identity column.
+func identityTables(ctx context.Context, x q) ([]string, error) {
+	rows, err := x.query(ctx, `SELECT table_name::text FROM information_schema.columns
+		WHERE table_schema = current_schema() AND column_name = 'id' AND is_identity = 'YES'`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Sequences returns the high-water mark of every identity column, by
+// table: the last id given, used or not.
+func (db *DB) Sequences(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	tables, err := identityTables(ctx, db.read())
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		var v *int64
+		if err := db.read().row(ctx, `SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')::regclass)`, t).Scan(&v); err != nil {
+			return nil, err
+		}
+		if v != nil {
+			out[t] = *v
+		}
+	}
+	return out, nil
+}
+
+// SetSequences makes every identity column continue after its table's
+// greatest id and after marks (another database's high-water marks), so
+// no id is given twice.
+func (db *DB) SetSequences(ctx context.Context, marks map[string]int64) error {
+	return db.tx(ctx, func(x q) error {
+		tables, err := identityTables(ctx, x)
+		if err != nil {
+			return err
+		}
+		for _, t := range tables {
+			var maxID int64
+			if err := x.row(ctx, `SELECT coalesce(max(id), 0) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&maxID); err != nil {
+				return err
+			}
+			v := max(maxID, marks[t])
+			if v == 0 {
+				continue
+			}
+			if _, err := x.exec(ctx, `SELECT setval(pg_get_serial_sequence(?, 'id'), ?)`, t, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,25 @@
+package postgres
+
+import "context"
+
+// channel is the LISTEN/NOTIFY channel on which instances tell each other
+// what changed.
+const channel = "counsel_changes"
+
+// Payloads of notifications on channel.
+const (
+	// changedProfiles: a user, office, remuneration or PQE adjustment
+	// changed; cached profiles are stale. It implies changedPrincipals
+	// (a user may have been deactivated or deleted).
+	changedProfiles = "profiles"
+	// changedPrincipals: a session was revoked or a user's roles or
+	// permissions changed; cached principals must be checked again.
+	changedPrincipals = "principals"
+)
+
+// notify sends payload on channel with the transaction of x: PostgreSQL
+// delivers it at commit, and never for a rollback.
+func notify(ctx context.Context, x q, payload string) error {
+	_, err := x.exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, payload)
+	return err
+}

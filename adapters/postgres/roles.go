@@ -1,0 +1,250 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/ports"
+)
+
+// RoleStore implements ports.RoleStore.
+type RoleStore struct{ db *DB }
+
+var _ ports.RoleStore = (*RoleStore)(nil)
+
+// NewRoleStore returns the role store of db.
+func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
+
+// loadRoles reads roles with their permissions in one query, ordered by
+// name (ASCII case folded, as on SQLite).
+func loadRoles(ctx context.Context, x q, where string, args ...any) ([]account.Role, error) {
+	rows, err := x.query(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
+		coalesce((SELECT array_agg(permission) FROM role_permissions WHERE role_id = r.id), '{}')
+		FROM roles r `+where+` ORDER BY lower(r.name COLLATE "C"), r.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []account.Role{}
+	for rows.Next() {
+		var r account.Role
+		var perms []string
+		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
+			return nil, err
+		}
+		for _, n := range perms {
+			if p, ok := account.ParsePermission(n); ok {
+				r.Permissions |= account.NewPermissionSet(p)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func loadRole(ctx context.Context, x q, id int64) (account.Role, error) {
+	rs, err := loadRoles(ctx, x, "WHERE r.id = ?", id)
+	if err != nil {
+		return account.Role{}, err
+	}
+	if len(rs) == 0 {
+		return account.Role{}, notFound("role")
+	}
+	return rs[0], nil
+}
+
+// Roles implements ports.RoleStore.
+func (s *RoleStore) Roles(ctx context.Context) ([]account.Role, error) {
+	return loadRoles(ctx, s.db.read(), "")
+}
+
+// Role implements ports.RoleStore.
+func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
+	return loadRole(ctx, s.db.read(), id)
+}
+
+func roleNameTaken(err error) error {
+	if domain.ErrorCode(formatError(err)) == domain.ECONFLICT {
+		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
+	}
+	return err
+}
+
+// accessTx is tx for writes that change what a user may do: the commit
+// tells every instance to check its cached principals again.
+func (db *DB) accessTx(ctx context.Context, fn func(q) error) error {
+	return db.tx(ctx, func(x q) error {
+		if err := fn(x); err != nil {
+			return err
+		}
+		return notify(ctx, x, changedPrincipals)
+	})
+}
+
+// CreateRole implements ports.RoleStore.
+func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
+	var r account.Role
+	err := s.db.tx(ctx, func(x q) error {
+		var id int64
+		if err := x.row(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?) RETURNING id`,
+			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole).Scan(&id); err != nil {
+			return roleNameTaken(err)
+		}
+		var err error
+		r, err = loadRole(ctx, x, id)
+		return err
+	})
+	return r, err
+}
+
+// UpdateRole implements ports.RoleStore.
+func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
+	var r account.Role
+	err := s.db.accessTx(ctx, func(x q) error {
+		return guardLastAdmin(ctx, x, func() error {
+			n, err := x.exec(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
+				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id)
+			if err != nil {
+				return roleNameTaken(err)
+			}
+			if n == 0 {
+				return notFound("role")
+			}
+			r, err = loadRole(ctx, x, id)
+			return err
+		})
+	})
+	return r, err
+}
+
+// DeleteRole implements ports.RoleStore.
+func (s *RoleStore) DeleteRole(ctx context.Context, id int64) error {
+	return s.db.accessTx(ctx, func(x q) error {
+		return guardLastAdmin(ctx, x, func() error {
+			n, err := x.exec(ctx, `DELETE FROM roles WHERE id = ?`, id)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return notFound("role")
+			}
+			return nil
+		})
+	})
+}
+
+// SetRolePermissions implements ports.RoleStore.
+func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error) {
+	var r account.Role
+	err := s.db.accessTx(ctx, func(x q) error {
+		var one int
+		if err := x.row(ctx, `SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&one); noRows(err) {
+			return notFound("role")
+		} else if err != nil {
+			return err
+		}
+		if err := replaceRolePermissions(ctx, x, id, ps); err != nil {
+			return err
+		}
+		var err error
+		r, err = loadRole(ctx, x, id)
+		return err
+	})
+	return r, err
+}
+
+func userExists(ctx context.Context, x q, userID int64) error {
+	var one int
+	err := x.row(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
+	if noRows(err) {
+		return notFound("user")
+	}
+	return err
+}
+
+// UserRoles implements ports.RoleStore.
+func (s *RoleStore) UserRoles(ctx context.Context, userID int64) ([]account.Role, error) {
+	var out []account.Role
+	err := s.db.readTx(ctx, func(x q) error {
+		if err := userExists(ctx, x, userID); err != nil {
+			return err
+		}
+		var err error
+		out, err = loadRoles(ctx, x, "JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?", userID)
+		return err
+	})
+	return out, err
+}
+
+// AddUserRole implements ports.RoleStore.
+func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error {
+	return s.db.accessTx(ctx, func(x q) error {
+		if err := userExists(ctx, x, userID); err != nil {
+			return err
+		}
+		if _, err := loadRole(ctx, x, roleID); err != nil {
+			return err
+		}
+		_, err := x.exec(ctx, `INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, roleID)
+		return err
+	})
+}
+
+// RemoveUserRole implements ports.RoleStore.
+func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
+	return s.db.accessTx(ctx, func(x q) error {
+		if err := userExists(ctx, x, userID); err != nil {
+			return err
+		}
+		if _, err := loadRole(ctx, x, roleID); err != nil {
+			return err
+		}
+		return guardLastAdmin(ctx, x, func() error {
+			_, err := x.exec(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
+			return err
+		})
+	})
+}
+
+// lockAdmins serialises the transactions that may remove a system
+// administrator, across instances, until the transaction ends: counted
+// before and after under READ COMMITTED, two of them could otherwise each
+// remove one of the last two.
+func lockAdmins(ctx context.Context, x q) error {
+	_, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockLastAdmin)
+	return err
+}
+
+// countAdmins counts active, undeleted users holding a system-admin role.
+func countAdmins(ctx context.Context, x q) (int, error) {
+	var n int
+	err := x.row(ctx, `SELECT count(DISTINCT u.id) FROM users u
+		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
+		WHERE r.is_system_admin AND u.deleted_at IS NULL AND u.active`).Scan(&n)
+	return n, err
+}
+
+// guardLastAdmin runs change and refuses it with ECONFLICT when it leaves
+// no system administrator where there was one.
+func guardLastAdmin(ctx context.Context, x q, change func() error) error {
+	if err := lockAdmins(ctx, x); err != nil {
+		return err
+	}
+	before, err := countAdmins(ctx, x)
+	if err != nil {
+		return err
+	}
+	if err := change(); err != nil {
+		return err
+	}
+	after, err := countAdmins(ctx, x)
+	if err != nil {
+		return err
+	}
+	if before > 0 && after == 0 {
+		return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot lose that role"}
+	}
+	return nil
+}

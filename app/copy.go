@@ -1,0 +1,513 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/adapters/blobfs"
+	"counsel/domain/contract"
+	"counsel/ports"
+)
+
+// copyBatch is the number of rows written per transaction by Copy.
+const copyBatch = 5000
+
+// Column kinds: how a value is stored on each engine. The values travel
+// in SQLite's storage form (times as Unix milliseconds, booleans as 0/1,
+// OTP sends as comma-separated milliseconds, JSON as text) and are turned
+// into PostgreSQL's on the way in and out.
+const (
+	kPlain = iota // same on both engines
+	kBool         // INTEGER 0/1 | boolean
+	kTime         // INTEGER ms | timestamptz (NULL stays NULL)
+	kTime0        // INTEGER ms, 0 for none | timestamptz, NULL for none
+	kSends        // TEXT "ms,ms" | timestamptz[]
+	kJSON         // TEXT | jsonb
+)
+
+type copyCol struct {
+	name string
+	kind int
+}
+
+type copyTable struct {
+	name string
+	cols []copyCol
+}
+
+func cols(spec string) []copyCol {
+	var out []copyCol
+	for _, f := range strings.Fields(spec) {
+		name, kind, _ := strings.Cut(f, ":")
+		k := kPlain
+		switch kind {
+		case "b":
+			k = kBool
+		case "t":
+			k = kTime
+		case "t0":
+			k = kTime0
+		case "sends":
+			k = kSends
+		case "json":
+			k = kJSON
+		}
+		out = append(out, copyCol{name, k})
+	}
+	return out
+}
+
+// copyTables are every table of a Counsel database, parents first.
+// contract_documents is copied with the documents' bytes (copyDocuments).
+var copyTables = []copyTable{
+	{"settings", cols("name value")},
+	{"signing_keys", cols("kid private_key created_at:t retired_at:t")},
+	{"totp_keys", cols("id key created_at:t")},
+	{"offices", cols("id name phone website active:b address1 address2 suburb state postcode country created_at:t updated_at:t")},
+	{"users", cols(`id email first_name last_name contact_number profile_picture_url password_hash active:b is_legal:b is_staff:b
+		failed_logins locked_until:t0 deleted_at:t created_at:t updated_at:t billing_rate admission_date:t office_id
+		address1 address2 suburb state postcode country search_key`)},
+	{"roles", cols("id name is_system_admin:b is_default_role:b")},
+	{"role_permissions", cols("role_id permission")},
+	{"user_roles", cols("user_id role_id")},
+	{"otps", cols("email code_hash expires_at:t0 attempts sends:sends")},
+	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t")},
+	{"refresh_tokens", cols("hash session_id created_at:t used_at:t")},
+	{"offering_reviewers", cols("offering_id user_id")},
+	{"remunerations", cols(`id staff_id fte_load remuneration_inc_super billing_rate billable_percentage remuneration_date:t
+		commencement_date:t termination_date:t cost_per_hour kpi kpi_billable kpi_invoiced pqy created_at:t`)},
+	{"pqe_adjustments", cols("id staff_id name details start_date:t end_date:t created_at:t")},
+	{"user_identities", cols("issuer subject user_id email created_at:t")},
+	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
+	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
+		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t`)},
+	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},
+	{"contract_signing_events", cols("contract_id submission_id event_key at:t")},
+	{"signing_templates", cols("id name slug external_id roles:json created_at:t updated_at:t")},
+	{"signing_template_documents", cols("template_id position document_id file_name content_type")},
+	{"signing_submissions", cols(`id template_id name signing_order status send_email:b message_subject message_body expire_at:t
+		created_at:t updated_at:t completed_at:t declined_at:t expired_at:t evidence_pending:b combined_document_id audit_document_id`)},
+	{"signing_submitters", cols(`id submission_id position slug name email phone role status sent_at:t opened_at:t completed_at:t
+		declined_at:t decline_reason signed_name signer_addr signer_agent`)},
+}
+
+var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")
+
+// CopyOptions are where Copy finds SQLite documents and reports progress.
+type CopyOptions struct {
+	// FromDataDir and ToDataDir are the document folders of a SQLite
+	// source or target (COUNSEL_DATA_DIR); unused for PostgreSQL.
+	FromDataDir, ToDataDir string
+	// Progress receives one line per batch and the final counts.
+	Progress io.Writer
+}
+
+// Copy copies a whole Counsel database, documents included, from src to
+// dst (each a SQLite path or a PostgreSQL URL). The target must be empty:
+// Copy refuses otherwise, changing nothing. Rows go in batches; at the
+// end every table's row count is compared and every document is read
+// back and its SHA-256 checked, and the id sequences are set past the
+// source's high-water marks.
+func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	from, err := OpenStores(ctx, src, "")
+	if err != nil {
+		return fmt.Errorf("open %s: %w", RedactDSN(src), err)
+	}
+	defer from.Close()
+	to, err := OpenStores(ctx, dst, "")
+	if err != nil {
+		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
+	}
+	defer to.Close()
+	fromBlobs, err := engineBlobs(from, o.FromDataDir)
+	if err != nil {
+		return err
+	}
+	toBlobs, err := engineBlobs(to, o.ToDataDir)
+	if err != nil {
+		return err
+	}
+	all := append(append([]copyTable{}, copyTables...), copyTable{"contract_documents", documentCols})
+	for _, t := range all {
+		var n int64
+		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&n); err != nil {
+			return fmt.Errorf("count %s in the target: %w", t.name, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("the target is not empty (%s has %d rows); copy only into a new database", t.name, n)
+		}
+	}
+	start := time.Now()
+	counts := map[string]int64{}
+	for _, t := range copyTables {
+		n, err := copyTableRows(ctx, from, to, t, o.Progress)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", t.name, err)
+		}
+		counts[t.name] = n
+	}
+	n, err := copyDocuments(ctx, from, to, fromBlobs, toBlobs, o.Progress)
+	if err != nil {
+		return fmt.Errorf("copy documents: %w", err)
+	}
+	counts["contract_documents"] = n
+	marks, err := sequences(ctx, from)
+	if err != nil {
+		return err
+	}
+	// A deleted contract's id lives on in the audit trail: never give it
+	// again, whatever the source's own mark.
+	var audited int64
+	if err := from.QueryRow(ctx, `SELECT coalesce(max(contract_id), 0) FROM contract_audit`).Scan(&audited); err != nil {
+		return err
+	}
+	marks["contracts"] = max(marks["contracts"], audited)
+	if err := setSequences(ctx, to, marks); err != nil {
+		return fmt.Errorf("id sequences: %w", err)
+	}
+	if to.sqlite != nil { // the search's word list is the store's to fill
+		if err := to.sqlite.FillContractTerms(ctx); err != nil {
+			return err
+		}
+	}
+	// Verify: row counts, then every document's bytes.
+	for _, t := range all {
+		var got int64
+		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&got); err != nil {
+			return err
+		}
+		if got != counts[t.name] {
+			return fmt.Errorf("verify %s: %d rows copied, the target has %d", t.name, counts[t.name], got)
+		}
+		fmt.Fprintf(o.Progress, "%-28s %d rows\n", t.name, got)
+	}
+	if err := verifyDocuments(ctx, to, toBlobs); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Progress, "copied and verified in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// engineBlobs is where an engine keeps document bytes.
+func engineBlobs(s *Stores, dataDir string) (ports.BlobStore, error) {
+	if s.Blobs != nil {
+		return s.Blobs, nil
+	}
+	if dataDir == "" {
+		dataDir = "./data"
+	}
+	b, err := blobfs.Open(dataDir, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// selectList is the SELECT list that reads t in the canonical form.
+func selectList(s *Stores, cs []copyCol) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
+		if s.Engine != "postgres" {
+			continue
+		}
+		switch c.kind {
+		case kBool:
+			out[i] = c.name + "::int"
+		case kTime:
+			out[i] = "(extract(epoch FROM " + c.name + ") * 1000)::bigint"
+		case kTime0:
+			out[i] = "coalesce((extract(epoch FROM " + c.name + ") * 1000)::bigint, 0)"
+		case kSends:
+			out[i] = "array_to_string(ARRAY(SELECT (extract(epoch FROM s) * 1000)::bigint FROM unnest(" + c.name + ") s), ',')"
+		case kJSON:
+			out[i] = c.name + "::text"
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// toEngine turns a canonical value into what dst stores.
+func toEngine(dst *Stores, c copyCol, v any) (any, error) {
+	if dst.Engine != "postgres" || v == nil {
+		return v, nil
+	}
+	switch c.kind {
+	case kBool:
+		return asInt(v) != 0, nil
+	case kTime:
+		return time.UnixMilli(asInt(v)).UTC(), nil
+	case kTime0:
+		if asInt(v) == 0 {
+			return nil, nil
+		}
+		return time.UnixMilli(asInt(v)).UTC(), nil
+	case kSends:
+		out := []time.Time{}
+		for _, f := range strings.Split(asString(v), ",") {
+			if f == "" {
+				continue
+			}
+			ms, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, time.UnixMilli(ms).UTC())
+		}
+		return out, nil
+	case kJSON:
+		return asString(v), nil
+	}
+	return v, nil
+}
+
+func asInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int32:
+		return int64(n)
+	case int16:
+		return int64(n)
+	case int:
+		return int64(n)
+	case bool:
+		if n {
+			return 1
+		}
+	}
+	return 0
+}
+
+func asString(v any) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case []byte:
+		return string(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// rowsOf streams the rows of a query on s as canonical values.
+func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any) error) error {
+	if s.Engine == "postgres" {
+		rows, err := s.pg.Pool().Query(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				return err
+			}
+			if err := each(vals); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	rows, err := s.sqlite.Read().QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals := make([]any, n)
+		ptrs := make([]any, n)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if err := each(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// importRows writes a batch into dst.
+func importRows(ctx context.Context, dst *Stores, table string, cs []copyCol, batch [][]any) error {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.name
+	}
+	if dst.Engine == "postgres" {
+		if table == "contracts" { // the searched text PostgreSQL keeps
+			names = append(names, "search_text")
+			for i, r := range batch {
+				batch[i] = append(r, strings.ToLower(asString(r[2])+"\n"+asString(r[3])+"\n"+asString(r[11])))
+			}
+		}
+		return dst.pg.Import(ctx, table, names, batch)
+	}
+	if table == "contracts" { // SQLite's plain is_digital column
+		names = append(names, "is_digital")
+		for i, r := range batch {
+			digital := int64(0)
+			if asString(r[15]) != "" {
+				digital = 1
+			}
+			batch[i] = append(r, digital)
+		}
+	}
+	return dst.sqlite.Import(ctx, table, names, batch)
+}
+
+func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress io.Writer) (int64, error) {
+	var total int64
+	if err := from.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&total); err != nil {
+		return 0, err
+	}
+	order := ""
+	if t.cols[0].name == "id" {
+		order = " ORDER BY id"
+	}
+	var n int64
+	batch := make([][]any, 0, copyBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := importRows(ctx, to, t.name, t.cols, batch); err != nil {
+			return err
+		}
+		n += int64(len(batch))
+		batch = batch[:0]
+		fmt.Fprintf(progress, "%s: %d/%d\n", t.name, n, total)
+		return nil
+	}
+	err := rowsOf(ctx, from, `SELECT `+selectList(from, t.cols)+` FROM `+t.name+order, len(t.cols), func(vals []any) error {
+		row := make([]any, len(vals))
+		for i, v := range vals {
+			var err error
+			if row[i], err = toEngine(to, t.cols[i], v); err != nil {
+				return err
+			}
+		}
+		batch = append(batch, row)
+		if len(batch) == copyBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, flush()
+}
+
+// copyDocuments copies each document's bytes into the target's store
+// (checking their SHA-256 against the row) and then its row, with the
+// target's storage key.
+func copyDocuments(ctx context.Context, from, to *Stores, fromBlobs, toBlobs ports.BlobStore, progress io.Writer) (int64, error) {
+	type doc struct {
+		vals []any
+	}
+	var docs []doc
+	err := rowsOf(ctx, from, `SELECT `+selectList(from, documentCols)+` FROM contract_documents ORDER BY id`, len(documentCols), func(v []any) error {
+		docs = append(docs, doc{v})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var batch [][]any
+	var n int64
+	for i, d := range docs {
+		key, sum := asString(d.vals[6]), asString(d.vals[5])
+		r, err := fromBlobs.Open(ctx, key)
+		if err != nil {
+			return n, fmt.Errorf("document %v: %w", d.vals[0], err)
+		}
+		st, err := toBlobs.Stage(ctx, r, contract.MaxDocumentSize*2)
+		r.Close()
+		if err != nil {
+			return n, fmt.Errorf("document %v: %w", d.vals[0], err)
+		}
+		if st.SHA256() != sum {
+			st.Discard()
+			return n, fmt.Errorf("document %v: its bytes do not match its SHA-256", d.vals[0])
+		}
+		newKey, err := st.Commit(ctx)
+		if err != nil {
+			return n, err
+		}
+		row := make([]any, len(d.vals))
+		for j, v := range d.vals {
+			if row[j], err = toEngine(to, documentCols[j], v); err != nil {
+				return n, err
+			}
+		}
+		row[6] = newKey
+		batch = append(batch, row)
+		if len(batch) == copyBatch || i == len(docs)-1 {
+			if err := importRows(ctx, to, "contract_documents", documentCols, batch); err != nil {
+				return n, err
+			}
+			n += int64(len(batch))
+			batch = nil
+			fmt.Fprintf(progress, "contract_documents: %d/%d (with their bytes)\n", n, len(docs))
+		}
+	}
+	return n, nil
+}
+
+// verifyDocuments reads every document of the target back and checks
+// its SHA-256.
+func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) error {
+	type doc struct{ key, sum string }
+	var docs []doc
+	err := rowsOf(ctx, s, `SELECT storage_key, sha256 FROM contract_documents`, 2, func(v []any) error {
+		docs = append(docs, doc{asString(v[0]), asString(v[1])})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		r, err := blobs.Open(ctx, d.key)
+		if err != nil {
+			return fmt.Errorf("verify document %s: %w", d.key, err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("verify document %s: %w", d.key, err)
+		}
+		if hex.EncodeToString(h.Sum(nil)) != d.sum {
+			return fmt.Errorf("verify document %s: SHA-256 differs", d.key)
+		}
+	}
+	return nil
+}
+
+// sequences returns a store's id high-water marks by table.
+func sequences(ctx context.Context, s *Stores) (map[string]int64, error) {
+	if s.pg != nil {
+		return s.pg.Sequences(ctx)
+	}
+	return s.sqlite.Sequences(ctx)
+}
+
+// setSequences makes the target continue after marks.
+func setSequences(ctx context.Context, s *Stores, marks map[string]int64) error {
+	if s.pg != nil {
+		return s.pg.SetSequences(ctx, marks)
+	}
+	return s.sqlite.SetSequences(ctx, marks)
+}

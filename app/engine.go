@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"counsel/adapters/postgres"
+	"counsel/adapters/sqlite"
+	"counsel/domain/contract"
+	"counsel/domain/user"
+	"counsel/ports"
+)
+
+// Engine names the database a COUNSEL_DB value selects: a postgres:// or
+// postgresql:// URL is PostgreSQL, anything else a SQLite file path.
+func Engine(db string) string {
+	if postgres.IsURL(db) {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// RedactDSN returns dsn fit for output: a URL's password masked.
+func RedactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && postgres.IsURL(dsn) {
+		return u.Redacted()
+	}
+	return dsn
+}
+
+// AccountStore is the account store with what commands and housekeeping
+// need beyond the port.
+type AccountStore interface {
+	ports.AccountStore
+	EnsureRoles(ctx context.Context) error
+	UserIDByEmail(ctx context.Context, email string) (int64, error)
+	Prune(ctx context.Context, now time.Time) (int64, error)
+}
+
+// UserStore is the user store with its bulk import.
+type UserStore interface {
+	ports.UserStore
+	CreateUsers(ctx context.Context, us []user.User) ([]int64, error)
+}
+
+// IdentityStore is the identity store with the state setter tests use.
+type IdentityStore interface {
+	ports.IdentityStore
+	SetUserState(ctx context.Context, userID int64, active, deleted bool, at time.Time) error
+}
+
+// ContractStore is the contract store with its signing lookups and bulk
+// import.
+type ContractStore interface {
+	ports.ContractStore
+	ports.ContractSigningStore
+	ports.EvidenceStore
+	ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error
+}
+
+// Row is one row of a query.
+type Row interface{ Scan(dest ...any) error }
+
+// Stores are one engine's stores, the same ports whichever engine.
+type Stores struct {
+	Engine        string
+	Accounts      AccountStore
+	Roles         ports.RoleStore
+	Users         UserStore
+	Remunerations ports.RemunerationStore
+	Identities    IdentityStore
+	Contracts     ContractStore
+	Signing       ports.SigningStore
+	TOTP          ports.TOTPStore
+	// Blobs keeps document bytes in the database (PostgreSQL); nil on
+	// SQLite, whose documents are files under COUNSEL_DATA_DIR.
+	Blobs ports.BlobStore
+	// QueryRow runs a read with ? placeholders on either engine (tests
+	// and tools look at rows no port shows).
+	QueryRow func(ctx context.Context, query string, args ...any) Row
+	Ping     func(ctx context.Context) error
+	// SetNow sets the clock the stores stamp their own writes with.
+	SetNow func(func() time.Time)
+
+	// What several instances on one PostgreSQL database share; nil on
+	// SQLite, whose single file is served by one process.
+	//
+	// Listen follows other instances' changes until ctx ends (see
+	// postgres.DB.Listen); TryLock runs a background job on one instance
+	// at a time; RateLimiter counts the sign-in limit in the database.
+	Listen      func(ctx context.Context, log *slog.Logger, onChange func(payload string))
+	TryLock     func(ctx context.Context, name string) (bool, func(), error)
+	RateLimiter interface {
+		ports.RateLimiter
+		PruneRates(ctx context.Context, now time.Time) error
+	}
+	close func() error
+
+	sqlite *sqlite.DB
+	pg     *postgres.DB
+}
+
+// Close closes the database.
+func (s *Stores) Close() error { return s.close() }
+
+// OpenStores opens (creating and migrating as needed) the database dsn
+// names: a SQLite file path or a PostgreSQL URL. On PostgreSQL uploads are
+// spooled in spool ("" for the system's temporary folder).
+func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
+	if postgres.IsURL(dsn) {
+		db, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return &Stores{
+			Engine: "postgres", pg: db,
+			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
+			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
+			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
+		}, nil
+	}
+	db, err := sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &Stores{
+		Engine: "sqlite", sqlite: db,
+		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
+		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
+		QueryRow: func(ctx context.Context, q string, args ...any) Row {
+			return db.Read().QueryRowContext(ctx, q, args...)
+		},
+		Ping: db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+	}, nil
+}
+
+// Migrations returns the applied migrations' names, oldest first.
+func (s *Stores) Migrations(ctx context.Context) ([]string, error) {
+	if s.pg != nil {
+		return s.pg.Migrations(ctx)
+	}
+	return s.sqlite.Migrations(ctx)
+}
+
+// errBackupPostgres is the answer of `counsel backup` on PostgreSQL.
+var errBackupPostgres = fmt.Errorf("counsel backup copies a SQLite file; on PostgreSQL use pg_dump (for instance pg_dump --format=custom --file=counsel.dump \"$COUNSEL_DB\") or your provider's backups")

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"context"
+
+	"counsel/ports"
+)
+
+// followChanges makes this instance act on what other instances commit
+// (PostgreSQL only): every notification makes cached principals be
+// checked again; the profile cache is invalidated by the store itself.
+// The listener stops at Close.
+func (a *App) followChanges() {
+	if a.db.Listen == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.db.Listen(ctx, a.log, func(string) { a.Accounts.Invalidate() })
+	}()
+	a.closers = append(a.closers, func() error {
+		cancel()
+		<-done
+		return nil
+	})
+}
+
+// exclusive wraps a background job so that, of several instances on one
+// PostgreSQL database, one runs it at a time (a session advisory lock
+// named after the job); the others skip that round. On SQLite it is fn.
+func (a *App) exclusive(name string, fn func(context.Context) (int, error)) func(context.Context) (int, error) {
+	if a.db.TryLock == nil {
+		return fn
+	}
+	return func(ctx context.Context) (int, error) {
+		ok, unlock, err := a.db.TryLock(ctx, name)
+		if err != nil || !ok {
+			return 0, err
+		}
+		defer unlock()
+		return fn(ctx)
+	}
+}
+
+// rateLimiter is the shared sign-in limit on PostgreSQL, nil (in-process)
+// on SQLite.
+func (a *App) rateLimiter() ports.RateLimiter {
+	if a.db.RateLimiter == nil {
+		return nil
+	}
+	return a.db.RateLimiter
+}
