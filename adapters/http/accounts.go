@@ -8,38 +8,55 @@ import (
 	"counsel/domain/account"
 )
 
-func accountSchemas() map[string]js {
-	return map[string]js{
-		"LoginRequest": object(js{"email": str(), "password": str(), "otp": strDesc("the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code")}, "email", "password", "otp"),
-		"TokenResult": object(js{"userId": strDesc("the user's integer id as a string"), "accessToken": strDesc("EdDSA JWT, 15 minutes"),
-			"refreshToken": strDesc("opaque; rotated on every refresh; 30 days from sign-in")}, "userId", "accessToken", "refreshToken"),
-		"OtpRequest":      object(js{"email": str()}, "email"),
-		"OtpResult":       object(js{"email": str(), "otp": strDesc("the code in response delivery mode, else empty"), "status": boolean()}, "email", "otp", "status"),
-		"IdpLoginRequest": object(js{"idToken": strDesc("ID token issued by the identity provider"), "code": strDesc("authorization code, exchanged when a client secret is configured")}, "idToken"),
-		"LogoutRequest":   object(js{"refreshToken": str()}, "refreshToken"),
-		"RefreshRequest":  object(js{"accessToken": strDesc("may be expired"), "refreshToken": str()}, "accessToken", "refreshToken"),
-	}
-}
-
 func (s *server) accountRoutes() []route {
 	return []route{
 		{method: "POST", path: "/api/account/login/get-otp", access: public, limited: true, handler: s.handleGetOTP(),
-			op: op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpRequest"), resp: ref("OtpResult"), errs: []int{400}}},
+			op: op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpIn"), resp: ref("OtpResult"), headers: []string{"Cache-Control"}, errs: []int{400}}},
 		{method: "POST", path: "/api/account/login", access: public, limited: true, handler: s.handleLogin(),
-			op: op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginRequest"), resp: ref("TokenResult"), errs: []int{400, 401}}},
+			op: op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginIn"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
 		{method: "POST", path: "/api/account/login/idp", access: public, limited: true, handler: s.handleLoginIdP(),
-			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginRequest"), resp: ref("TokenResult"), errs: []int{400, 401, 502}}},
+			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginIn"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 502}}},
 		{method: "POST", path: "/api/account/refresh-token", access: public, limited: true, handler: s.handleRefresh(),
-			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshRequest"), resp: ref("TokenResult"), errs: []int{400}}},
+			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshIn"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
 		{method: "POST", path: "/api/account/logout", access: authorized, handler: s.handleLogout(),
-			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutRequest"), errs: []int{400}}},
+			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutIn"), errs: []int{400}}},
 	}
 }
 
 type tokenResult struct {
-	UserID       string `json:"userId"`
-	AccessToken  string `json:"accessToken"`
-	RefreshToken string `json:"refreshToken"`
+	UserID       string `json:"userId" doc:"the user's integer id as a string"`
+	AccessToken  string `json:"accessToken" doc:"EdDSA JWT, 15 minutes"`
+	RefreshToken string `json:"refreshToken" doc:"opaque; rotated on every refresh; 30 days from sign-in"`
+}
+
+type otpIn struct {
+	Email string `json:"email" required:"true"`
+}
+
+type otpResult struct {
+	Email  string `json:"email"`
+	OTP    string `json:"otp" doc:"the code in response delivery mode, else empty"`
+	Status bool   `json:"status"`
+}
+
+type loginIn struct {
+	Email    string `json:"email" required:"true"`
+	Password string `json:"password" required:"true"`
+	OTP      string `json:"otp" required:"true" doc:"the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code"`
+}
+
+type idpLoginIn struct {
+	IDToken string `json:"idToken" required:"true" doc:"ID token issued by the identity provider"`
+	Code    string `json:"code" doc:"authorization code, exchanged when a client secret is configured"`
+}
+
+type refreshIn struct {
+	AccessToken  string `json:"accessToken" required:"true" doc:"may be expired"`
+	RefreshToken string `json:"refreshToken" required:"true"`
+}
+
+type logoutIn struct {
+	RefreshToken string `json:"refreshToken" required:"true"`
 }
 
 func writeTokens(w http.ResponseWriter, t account.Tokens) {
@@ -49,16 +66,8 @@ func writeTokens(w http.ResponseWriter, t account.Tokens) {
 }
 
 func (s *server) handleGetOTP() http.HandlerFunc {
-	type request struct {
-		Email string `json:"email"`
-	}
-	type result struct {
-		Email  string `json:"email"`
-		OTP    string `json:"otp"`
-		Status bool   `json:"status"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in otpIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
@@ -69,37 +78,24 @@ func (s *server) handleGetOTP() http.HandlerFunc {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		encode(w, http.StatusOK, result{Email: res.Email, OTP: res.OTP, Status: res.Status})
+		encode(w, http.StatusOK, otpResult{Email: res.Email, OTP: res.OTP, Status: res.Status})
 	}
 }
 
 func (s *server) handleLogin() http.HandlerFunc {
-	type request struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-		OTP      string `json:"otp"`
-	}
-	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+	return tokenRoute(s, func(ctx context.Context, in loginIn) (account.Tokens, error) {
 		return s.svc.Accounts.Login(ctx, in.Email, in.Password, in.OTP)
 	})
 }
 
 func (s *server) handleLoginIdP() http.HandlerFunc {
-	type request struct {
-		IDToken string `json:"idToken"`
-		Code    string `json:"code"`
-	}
-	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+	return tokenRoute(s, func(ctx context.Context, in idpLoginIn) (account.Tokens, error) {
 		return s.svc.Accounts.LoginIdP(ctx, in.IDToken, in.Code)
 	})
 }
 
 func (s *server) handleRefresh() http.HandlerFunc {
-	type request struct {
-		AccessToken  string `json:"accessToken"`
-		RefreshToken string `json:"refreshToken"`
-	}
-	return tokenRoute(s, func(ctx context.Context, in request) (account.Tokens, error) {
+	return tokenRoute(s, func(ctx context.Context, in refreshIn) (account.Tokens, error) {
 		return s.svc.Accounts.Refresh(ctx, in.AccessToken, in.RefreshToken)
 	})
 }
@@ -123,11 +119,8 @@ func tokenRoute[T any](s *server, call func(context.Context, T) (account.Tokens,
 }
 
 func (s *server) handleLogout() http.HandlerFunc {
-	type request struct {
-		RefreshToken string `json:"refreshToken"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in logoutIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return

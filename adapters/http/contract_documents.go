@@ -19,40 +19,19 @@ import (
 // on the file part itself.
 const uploadBodyLimit = contract.MaxDocumentSize + 1<<20
 
-func documentSchemas() map[string]js {
-	return map[string]js{
-		"ContractDocument": object(js{
-			"id":          integer(),
-			"contractId":  integer(),
-			"fileName":    strDesc("the uploaded file's name, without any folder part or control characters"),
-			"contentType": enum(contract.ContentTypePDF, contract.ContentTypeDOCX),
-			"size":        described(integer(), "bytes"),
-			"sha256":      strDesc("lower-case hex SHA-256 of the bytes"),
-			"uploadedAt":  dateTime(),
-			"uploadedBy":  described(integer(), "the uploading user's id (0 for signed evidence)"),
-			"kind":        described(enum(contract.KindOriginal, contract.KindSigned, contract.KindAudit), "original: uploaded; signed: the combined, digitally signed PDF of a completed signing; audit: its audit certificate. Signed evidence cannot be removed (409)"),
-		}, "id", "contractId", "fileName", "contentType", "size", "sha256", "uploadedAt", "uploadedBy", "kind"),
-		"ContractDocumentList": described(object(js{"items": arrayOf(ref("ContractDocument"))}, "items"),
-			"every document of the contract, oldest first (at most 100; not paged)"),
-		"ContractDocumentUpload": object(js{
-			"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
-				"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"},
-		}, "file"),
-	}
-}
-
 func (s *server) contractDocumentRoutes() []route {
 	h := s.needContracts
 	return []route{
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractEdit), maxBody: uploadBodyLimit, handler: h(s.handleAddDocument()),
 			op: op{summary: "Upload a PDF or DOCX document (multipart/form-data, field file; at most 20 MiB)", tag: "contracts",
-				body: ref("ContractDocumentUpload"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocument"), errs: []int{400, 404, 409, 413, 415}}},
+				body: object(js{"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
+					"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"}}, "file"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocument"), errs: []int{400, 404, 409, 413, 415}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractView), handler: h(s.handleDocuments()),
 			op: op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentList"), errs: []int{404}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}/content", access: perm(account.ContractView), handler: h(s.handleDocumentContent()),
 			op: op{summary: "A document's bytes, as an attachment (Range and If-None-Match are honoured)", tag: "contracts",
-				resp:     js{"type": "string", "format": "binary", "description": "Content-Type is the document's (application/pdf or the DOCX type); Content-Disposition: attachment with filename and filename*; ETag is the quoted sha256"},
-				respType: "application/octet-stream", errs: []int{404}}},
+				desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
+				kind: kindDownload, errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
 			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed: 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 	}
@@ -61,13 +40,17 @@ func (s *server) contractDocumentRoutes() []route {
 type documentDTO struct {
 	ID          int64  `json:"id"`
 	ContractID  int64  `json:"contractId"`
-	FileName    string `json:"fileName"`
-	ContentType string `json:"contentType"`
-	Size        int64  `json:"size"`
-	SHA256      string `json:"sha256"`
+	FileName    string `json:"fileName" doc:"the uploaded file's name, without any folder part or control characters"`
+	ContentType string `json:"contentType" enum:"application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document"`
+	Size        int64  `json:"size" doc:"bytes"`
+	SHA256      string `json:"sha256" doc:"lower-case hex SHA-256 of the bytes"`
 	UploadedAt  Time   `json:"uploadedAt"`
-	UploadedBy  int64  `json:"uploadedBy"`
-	Kind        string `json:"kind"`
+	UploadedBy  int64  `json:"uploadedBy" doc:"the uploading user's id (0 for signed evidence)"`
+	Kind        string `json:"kind" enum:"original,signed,audit" doc:"original: uploaded; signed: the combined, digitally signed PDF of a completed signing; audit: its audit certificate. Signed evidence cannot be removed (409)"`
+}
+
+type documentListDTO struct {
+	Items []documentDTO `json:"items" doc:"every document of the contract, oldest first (at most 100; not paged)"`
 }
 
 func toDocument(d contract.Document) documentDTO {
@@ -170,7 +153,7 @@ func (s *server) handleDocuments() http.HandlerFunc {
 		for i, d := range ds {
 			items[i] = toDocument(d)
 		}
-		encode(w, http.StatusOK, map[string]any{"items": items})
+		encode(w, http.StatusOK, documentListDTO{Items: items})
 	}
 }
 

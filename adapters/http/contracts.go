@@ -1,162 +1,34 @@
 package http
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
-	"counsel/domain/decimal"
 )
-
-// enumNames lists the values of an enumeration with their codes, for
-// schemas and messages: "Draft (1), ContractDesign (2), ...".
-func enumNames[T interface {
-	~int
-	String() string
-}](values []T) (names []string, described string) {
-	parts := make([]string, len(values))
-	for i, v := range values {
-		names = append(names, v.String())
-		parts[i] = fmt.Sprintf("%s (%d)", v, int(v))
-	}
-	return names, strings.Join(parts, ", ")
-}
 
 func statusNames() []string { n, _ := enumNames(contract.AllStatuses()); return n }
 func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
 
-func contractSchemas() map[string]js {
-	statusDesc := "a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
-	typeDesc := "a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
-	money := described(number(), "exact decimal, written with 2 decimals; read as a JSON number or a numeric string")
-	id := func(d string) js { return nullable(described(integer(), d)) }
-	all := map[string]js{
-		"ContractStatus": described(enum(statusNames()...), statusDesc),
-		"ContractType":   described(enum(typeNames()...), typeDesc),
-		"Contract": object(js{
-			"id":                          integer(),
-			"contractUUId":                strDesc("UUID set on create"),
-			"contractName":                str(),
-			"contractDescription":         str(),
-			"contractType":                ref("ContractType"),
-			"status":                      ref("ContractStatus"),
-			"startDate":                   nullable(dateTime()),
-			"endDate":                     nullable(dateTime()),
-			"amount":                      nullable(money),
-			"currency":                    strDesc("ISO 4217 code, upper case, or empty"),
-			"isSigned":                    boolean(),
-			"comments":                    str(),
-			"matterId":                    id("related matter"),
-			"clientId":                    id("related client"),
-			"projectId":                   id("related project"),
-			"digitalContractId":           nullable(strDesc("the signing template id; null for a non-digital contract")),
-			"digitalContractSubmissionId": nullable(strDesc("the latest signing submission id")),
-			"createdAt":                   dateTime(),
-			"updatedAt":                   dateTime(),
-		}, "id", "contractUUId", "contractName", "contractDescription", "contractType", "status", "startDate", "endDate", "amount",
-			"currency", "isSigned", "comments", "matterId", "clientId", "projectId", "digitalContractId", "digitalContractSubmissionId",
-			"createdAt", "updatedAt"),
-		"ContractListItem": object(js{
-			"id":           integer(),
-			"contractUUId": str(),
-			"contractName": str(),
-			"contractType": ref("ContractType"),
-			"status":       ref("ContractStatus"),
-			"startDate":    nullable(dateTime()),
-			"endDate":      nullable(dateTime()),
-			"amount":       nullable(money),
-			"currency":     str(),
-			"isSigned":     boolean(),
-			"isDigital":    described(boolean(), "true when the contract has a digitalContractId"),
-			"matterId":     id("related matter"),
-			"clientId":     id("related client"),
-			"projectId":    id("related project"),
-			"updatedAt":    dateTime(),
-		}, "id", "contractUUId", "contractName", "contractType", "status", "startDate", "endDate", "amount", "currency",
-			"isSigned", "isDigital", "matterId", "clientId", "projectId", "updatedAt"),
-		"ContractListItemPage": pageSchema("ContractListItem"),
-		"ContractCreate": described(object(js{
-			"contractName":        strDesc("required, not blank, at most 200 characters"),
-			"contractDescription": strDesc("at most 20000 characters"),
-			"contractType":        described(js{"anyOf": []any{ref("ContractType"), integer()}}, "default Other"),
-			"startDate":           nullable(dateTime()),
-			"endDate":             nullable(described(dateTime(), "not before startDate")),
-			"amount":              nullable(described(number(), ">= 0, below 10^15; rounded half away from zero to 2 decimals")),
-			"currency":            strDesc("a 3-letter ISO 4217 code (upper-cased)"),
-			"comments":            strDesc("at most 20000 characters"),
-			"matterId":            nullable(integer()),
-			"clientId":            nullable(integer()),
-			"projectId":           nullable(integer()),
-		}, "contractName"), "The new contract. Its status is always Draft, whatever is sent; isSigned, the digital ids and the UUID are set by the service."),
-		"ContractEdit": described(object(js{
-			"contractName":        str(),
-			"contractDescription": nullable(str()),
-			"contractType":        js{"anyOf": []any{ref("ContractType"), integer()}},
-			"status":              described(js{"anyOf": []any{ref("ContractStatus"), integer()}}, "changed through the state machine: an illegal change is a 409 naming both statuses"),
-			"startDate":           nullable(dateTime()),
-			"endDate":             nullable(dateTime()),
-			"amount":              nullable(number()),
-			"currency":            nullable(str()),
-			"comments":            nullable(str()),
-			"matterId":            nullable(integer()),
-			"clientId":            nullable(integer()),
-			"projectId":           nullable(integer()),
-		}), "Fields absent from the body keep their value; null clears a nullable field (text fields become empty). The rules of ContractCreate apply."),
-		"ContractStatusChange": object(js{
-			"ids":    described(arrayOf(integer()), "1 to 1000 contract ids"),
-			"status": js{"anyOf": []any{ref("ContractStatus"), integer()}},
-		}, "ids", "status"),
-		"ContractStatusResults": object(js{"results": arrayOf(object(js{
-			"id":     integer(),
-			"ok":     boolean(),
-			"status": nullable(described(ref("ContractStatus"), "the contract's status afterwards; null for an unknown id")),
-			"error":  nullable(strDesc("why the change was refused; null when ok")),
-		}, "id", "ok", "status", "error"))}, "results"),
-		"ContractHistoryEntry": object(js{
-			"id":          integer(),
-			"action":      enum(string(contract.ActionCreated), string(contract.ActionUpdated), string(contract.ActionStatusChanged), string(contract.ActionDocumentAdded), string(contract.ActionDocumentRemoved), string(contract.ActionSubmittedForSigning), string(contract.ActionSigningEvent), string(contract.ActionDeleted)),
-			"fromStatus":  nullable(ref("ContractStatus")),
-			"toStatus":    nullable(ref("ContractStatus")),
-			"actorUserId": nullable(described(integer(), "the user who acted; null for the system or the signing provider")),
-			"actorName":   strDesc("the user's name at the time, \"system\" (expiry sweep) or \"signing provider\""),
-			"at":          dateTime(),
-			"details":     str(),
-		}, "id", "action", "fromStatus", "toStatus", "actorUserId", "actorName", "at", "details"),
-		"ContractHistoryEntryPage": pageSchema("ContractHistoryEntry"),
-	}
-	for k, v := range documentSchemas() {
-		all[k] = v
-	}
-	return all
-}
-
 // contractListParams documents the list filter (API-DECISIONS 5).
 var contractListParams = append([]param{
 	{"Search", str(), "case-insensitive substring of the name, description or comments (at most 200 characters)"},
-	{"Status", ref("ContractStatus"), "repeatable (or comma-separated): any of the statuses"},
-	{"ContractType", ref("ContractType"), "repeatable (or comma-separated): any of the types"},
+	{"Status", arrayOf(coded(statusNames()...)), "repeatable (or comma-separated): any of the statuses, by name or code"},
+	{"ContractType", arrayOf(coded(typeNames()...)), "repeatable (or comma-separated): any of the types, by name or code"},
 	{"IsSigned", boolean(), ""},
 	{"IsDigital", boolean(), "true: contracts with a digitalContractId"},
 	{"MatterId", integer(), ""},
 	{"ClientId", integer(), ""},
 	{"ProjectId", integer(), ""},
-	{"RelatedEntityType", enum("Matter", "Client", "Project"), "with RelatedEntityId: linked to that record; alone: linked to any record of that kind"},
+	{"RelatedEntityType", names("Matter", "Client", "Project"), "with RelatedEntityId: linked to that record; alone: linked to any record of that kind"},
 	{"RelatedEntityId", integer(), "needs RelatedEntityType"},
-	{"StartDateFrom", dateTime(), "inclusive"},
-	{"StartDateTo", dateTime(), "inclusive"},
-	{"EndDateFrom", dateTime(), "inclusive"},
-	{"EndDateTo", dateTime(), "inclusive"},
-	{"SortBy", enum("contractName", "startDate", "endDate", "amount", "createdAt", "updatedAt"), "default updatedAt; the id breaks ties; contracts without the sorted value come first ascending, last descending"},
+	{"StartDateFrom", dateInSchema(), "inclusive"},
+	{"StartDateTo", dateInSchema(), "inclusive"},
+	{"EndDateFrom", dateInSchema(), "inclusive"},
+	{"EndDateTo", dateInSchema(), "inclusive"},
+	{"SortBy", names("contractName", "startDate", "endDate", "amount", "createdAt", "updatedAt"), "default updatedAt; the id breaks ties; contracts without the sorted value come first ascending, last descending"},
 	{"SortDesc", boolean(), "default true"},
 }, pagingParams...)
 
@@ -179,125 +51,12 @@ func (s *server) contractRoutes() []route {
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/history", access: perm(account.ContractView), handler: h(s.handleContractHistory()),
 			op: op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: pageOf("ContractHistoryEntry"), errs: []int{400, 404}}},
 	}
-	return append(rs, s.contractDocumentRoutes()...)
+	return optionalModule(append(rs, s.contractDocumentRoutes()...))
 }
 
 // needContracts answers 501 when the service has no contract module.
 func (s *server) needContracts(h http.HandlerFunc) http.Handler {
 	return s.need(s.svc.Contracts != nil, "contracts are", h)
-}
-
-// need answers 501 in place of h when a module is not wired, so its
-// routes (and the API reference) exist in every configuration.
-func (s *server) need(available bool, what string, h http.HandlerFunc) http.Handler {
-	if available {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.failf(w, r, domain.ENOTIMPLEMENTED, "%s not available in this configuration", what)
-	})
-}
-
-type contractDTO struct {
-	ID                          int64        `json:"id"`
-	UUID                        string       `json:"contractUUId"`
-	Name                        string       `json:"contractName"`
-	Description                 string       `json:"contractDescription"`
-	Type                        string       `json:"contractType"`
-	Status                      string       `json:"status"`
-	StartDate                   *Time        `json:"startDate"`
-	EndDate                     *Time        `json:"endDate"`
-	Amount                      *json.Number `json:"amount"`
-	Currency                    string       `json:"currency"`
-	IsSigned                    bool         `json:"isSigned"`
-	Comments                    string       `json:"comments"`
-	MatterID                    *int64       `json:"matterId"`
-	ClientID                    *int64       `json:"clientId"`
-	ProjectID                   *int64       `json:"projectId"`
-	DigitalContractID           *string      `json:"digitalContractId"`
-	DigitalContractSubmissionID *string      `json:"digitalContractSubmissionId"`
-	CreatedAt                   Time         `json:"createdAt"`
-	UpdatedAt                   Time         `json:"updatedAt"`
-}
-
-type contractListDTO struct {
-	ID        int64        `json:"id"`
-	UUID      string       `json:"contractUUId"`
-	Name      string       `json:"contractName"`
-	Type      string       `json:"contractType"`
-	Status    string       `json:"status"`
-	StartDate *Time        `json:"startDate"`
-	EndDate   *Time        `json:"endDate"`
-	Amount    *json.Number `json:"amount"`
-	Currency  string       `json:"currency"`
-	IsSigned  bool         `json:"isSigned"`
-	IsDigital bool         `json:"isDigital"`
-	MatterID  *int64       `json:"matterId"`
-	ClientID  *int64       `json:"clientId"`
-	ProjectID *int64       `json:"projectId"`
-	UpdatedAt Time         `json:"updatedAt"`
-}
-
-// optMoney writes an optional amount with exactly two decimals, as a
-// JSON number.
-func optMoney(d *decimal.Decimal) *json.Number {
-	if d == nil {
-		return nil
-	}
-	n := money(*d)
-	return &n
-}
-
-// nonEmpty writes "" as null.
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func toContract(c contract.Contract) contractDTO {
-	return contractDTO{
-		ID: c.ID, UUID: c.UUID, Name: c.Name, Description: c.Description, Type: c.Type.String(), Status: c.Status.String(),
-		StartDate: timePtr(c.StartDate), EndDate: timePtr(c.EndDate), Amount: optMoney(c.Amount), Currency: c.Currency,
-		IsSigned: c.IsSigned, Comments: c.Comments, MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
-		DigitalContractID: nonEmpty(c.DigitalContractID), DigitalContractSubmissionID: nonEmpty(c.DigitalContractSubmissionID),
-		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
-	}
-}
-
-func toContractListItem(c contract.Contract) contractListDTO {
-	return contractListDTO{
-		ID: c.ID, UUID: c.UUID, Name: c.Name, Type: c.Type.String(), Status: c.Status.String(),
-		StartDate: timePtr(c.StartDate), EndDate: timePtr(c.EndDate), Amount: optMoney(c.Amount), Currency: c.Currency,
-		IsSigned: c.IsSigned, IsDigital: c.IsDigital(), MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
-		UpdatedAt: Time(c.UpdatedAt),
-	}
-}
-
-// queryEnum reads a repeatable enumeration parameter, whose values may
-// also be comma-separated. An unknown value names the parameter and the
-// accepted values.
-func queryEnum[T interface {
-	~int
-	String() string
-}](q url.Values, name string, all []T, parse func(string) (T, error), f domain.FieldErrors) []T {
-	var out []T
-	for _, v := range q[strings.ToLower(name)] {
-		for _, part := range strings.Split(v, ",") {
-			if strings.TrimSpace(part) == "" {
-				continue
-			}
-			x, err := parse(part)
-			if err != nil {
-				_, accepted := enumNames(all)
-				f.Add(name, name+" must be one of "+accepted)
-				return nil
-			}
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // contractFilter reads the list filter from the query.
@@ -341,35 +100,6 @@ func contractFilter(r *http.Request) (contract.Filter, error) {
 	return f, detailed(f.Validate())
 }
 
-// detailed gives a validation error from the domain the detail of its
-// field messages, like invalid.
-func detailed(err error) error {
-	var de *domain.Error
-	if errors.As(err, &de) && de.Code == domain.EINVALID && len(de.Fields) > 0 {
-		return invalid(de.Fields)
-	}
-	return err
-}
-
-// invalid is the 400 of field errors found by the adapter, whose detail
-// repeats the messages so a client that reads only detail learns what is
-// wrong (for instance which values an enumeration accepts).
-func invalid(e domain.FieldErrors) error {
-	if len(e) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(e))
-	for k := range e {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var msgs []string
-	for _, k := range names {
-		msgs = append(msgs, e[k]...)
-	}
-	return &domain.Error{Code: domain.EINVALID, Message: strings.Join(msgs, "; "), Fields: e}
-}
-
 func (s *server) handleContracts() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		f, err := contractFilter(r)
@@ -404,12 +134,7 @@ func (s *server) handleContract() http.HandlerFunc {
 
 func (s *server) handleCreateContract() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		fs, err := readFields(r)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		in, err := fs.contract()
+		in, err := decodeAs(r, contractIn.contract)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -429,12 +154,7 @@ func (s *server) handleUpdateContract() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		fs, err := readFields(r)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		e, err := fs.edit()
+		e, err := decodeAs(r, contractIn.edit)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -454,36 +174,14 @@ func (s *server) handleDeleteContract() http.HandlerFunc {
 	}
 }
 
-type statusResultDTO struct {
-	ID     int64   `json:"id"`
-	OK     bool    `json:"ok"`
-	Status *string `json:"status"`
-	Error  *string `json:"error"`
-}
-
 func (s *server) handleChangeStatuses() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		fs, err := readFields(r)
+		in, err := decodeAs(r, statusChangeIn.statusChange)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		e := domain.FieldErrors{}
-		var ids []int64
-		if raw, ok := fs["ids"]; !ok || isNull(raw) {
-			e.Add("ids", "ids is required")
-		} else if err := json.Unmarshal(raw, &ids); err != nil {
-			e.Add("ids", "ids must be an array of integers")
-		}
-		status := fs.status(e)
-		if status == nil && e["status"] == nil {
-			e.Add("status", "status is required")
-		}
-		if err := invalid(e); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		res, err := s.svc.Contracts.ChangeStatuses(r.Context(), ids, *status)
+		res, err := s.svc.Contracts.ChangeStatuses(r.Context(), in.ids, in.status)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -500,36 +198,8 @@ func (s *server) handleChangeStatuses() http.HandlerFunc {
 			}
 			out[i] = d
 		}
-		encode(w, http.StatusOK, map[string]any{"results": out})
+		encode(w, http.StatusOK, statusResultsDTO{Results: out})
 	}
-}
-
-type historyDTO struct {
-	ID          int64   `json:"id"`
-	Action      string  `json:"action"`
-	FromStatus  *string `json:"fromStatus"`
-	ToStatus    *string `json:"toStatus"`
-	ActorUserID *int64  `json:"actorUserId"`
-	ActorName   string  `json:"actorName"`
-	At          Time    `json:"at"`
-	Details     string  `json:"details"`
-}
-
-func statusPtr(s contract.Status) *string {
-	if !s.Valid() {
-		return nil
-	}
-	return nonEmpty(s.String())
-}
-
-func toHistory(e contract.AuditEntry) historyDTO {
-	d := historyDTO{ID: e.ID, Action: string(e.Action), FromStatus: statusPtr(e.From), ToStatus: statusPtr(e.To),
-		ActorName: e.ActorName, At: Time(e.At), Details: e.Details}
-	if e.Actor == contract.ActorUser && e.ActorUserID != 0 {
-		id := e.ActorUserID
-		d.ActorUserID = &id
-	}
-	return d
 }
 
 func (s *server) handleContractHistory() http.HandlerFunc {
@@ -556,240 +226,4 @@ func (s *server) handleContractHistory() http.HandlerFunc {
 		}
 		encode(w, http.StatusOK, newPage(items, count, offset))
 	}
-}
-
-// fields is a JSON object body by lower-cased field name, so names match
-// case-insensitively and absent fields can be told from null ones.
-type fields map[string]json.RawMessage
-
-// readFields decodes a JSON object body.
-func readFields(r *http.Request) (fields, error) {
-	var fs fields
-	if err := decode(r, &fs); err != nil {
-		return nil, err
-	}
-	return fs, nil
-}
-
-// UnmarshalJSON implements json.Unmarshaler. It reads the members in
-// order, so that of two names differing only in case the last wins, as
-// encoding/json does for structs.
-func (fs *fields) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil { // the opening brace; decode checked it is one
-		return err
-	}
-	out := fields{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		out[strings.ToLower(key)] = raw
-	}
-	*fs = out
-	return nil
-}
-
-func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
-
-// text reads a string field: nil when absent, "" when null.
-func (fs fields) text(name string, e domain.FieldErrors) *string {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return nil
-	}
-	var s string
-	if !isNull(raw) {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			e.Add(name, name+" must be a string")
-			return nil
-		}
-	}
-	return &s
-}
-
-// enumRaw reads an enumeration given as its name or its integer code, as
-// text. present tells whether the field was sent; ok is false when it is
-// absent or null (the caller decides what null means).
-func (fs fields) enumRaw(name string) (v string, present, ok bool) {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok || isNull(raw) {
-		return "", ok, false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true, true
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-			return n.String(), true, true
-		}
-	}
-	return "\x00", true, true // neither a string nor an integer: never a valid value
-}
-
-// status reads the status field: nil when absent or null.
-func (fs fields) status(e domain.FieldErrors) *contract.Status {
-	v, _, ok := fs.enumRaw("status")
-	if !ok {
-		return nil
-	}
-	st, err := contract.ParseStatus(v)
-	if err != nil {
-		e.Add("status", domain.ErrorMessage(err))
-		return nil
-	}
-	return &st
-}
-
-// contractType reads the contractType field: nil when absent or null;
-// null reports a null.
-func (fs fields) contractType(e domain.FieldErrors) (t *contract.Type, null bool) {
-	v, present, ok := fs.enumRaw("contractType")
-	if !ok {
-		return nil, present
-	}
-	x, err := contract.ParseType(v)
-	if err != nil {
-		e.Add("contractType", domain.ErrorMessage(err))
-		return nil, false
-	}
-	return &x, false
-}
-
-// date reads a nullable date-time field.
-func (fs fields) date(name string, e domain.FieldErrors) contract.Optional[time.Time] {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return contract.Optional[time.Time]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[time.Time]{Set: true}
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		e.Add(name, name+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return contract.Optional[time.Time]{}
-	}
-	t, err := parseTime(s)
-	if err != nil {
-		e.Add(name, name+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return contract.Optional[time.Time]{}
-	}
-	return contract.Some(t)
-}
-
-// amount reads a nullable exact decimal given as a JSON number or a
-// numeric string; it never passes through a float.
-func (fs fields) amount(e domain.FieldErrors) contract.Optional[decimal.Decimal] {
-	raw, ok := fs["amount"]
-	if !ok {
-		return contract.Optional[decimal.Decimal]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[decimal.Decimal]{Set: true}
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			e.Add("amount", "amount must be a decimal number")
-			return contract.Optional[decimal.Decimal]{}
-		}
-		n = json.Number(strings.TrimSpace(s))
-	}
-	d, err := decimal.Parse(n.String())
-	if err != nil {
-		e.Add("amount", "amount must be a decimal number")
-		return contract.Optional[decimal.Decimal]{}
-	}
-	return contract.Some(d)
-}
-
-// id reads a nullable integer id.
-func (fs fields) id(name string, e domain.FieldErrors) contract.Optional[int64] {
-	raw, ok := fs[strings.ToLower(name)]
-	if !ok {
-		return contract.Optional[int64]{}
-	}
-	if isNull(raw) {
-		return contract.Optional[int64]{Set: true}
-	}
-	var n json.Number
-	// A quoted number is refused: ids are JSON integers.
-	if raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
-		e.Add(name, name+" must be an integer")
-		return contract.Optional[int64]{}
-	}
-	v, err := strconv.ParseInt(n.String(), 10, 64)
-	if err != nil {
-		e.Add(name, name+" must be an integer")
-		return contract.Optional[int64]{}
-	}
-	return contract.Some(v)
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-// contract reads a create body. status, isSigned, the UUID and the
-// digital ids are not read: the service sets them.
-func (fs fields) contract() (contract.Contract, error) {
-	e := domain.FieldErrors{}
-	c := contract.Contract{
-		Name:        deref(fs.text("contractName", e)),
-		Description: deref(fs.text("contractDescription", e)),
-		Currency:    deref(fs.text("currency", e)),
-		Comments:    deref(fs.text("comments", e)),
-		StartDate:   fs.date("startDate", e).Value,
-		EndDate:     fs.date("endDate", e).Value,
-		Amount:      fs.amount(e).Value,
-		MatterID:    fs.id("matterId", e).Value,
-		ClientID:    fs.id("clientId", e).Value,
-		ProjectID:   fs.id("projectId", e).Value,
-	}
-	if t, _ := fs.contractType(e); t != nil {
-		c.Type = *t
-	}
-	return c, invalid(e)
-}
-
-// edit reads an update body.
-func (fs fields) edit() (contract.Edit, error) {
-	e := domain.FieldErrors{}
-	ed := contract.Edit{
-		Name:        fs.text("contractName", e),
-		Description: fs.text("contractDescription", e),
-		Currency:    fs.text("currency", e),
-		Comments:    fs.text("comments", e),
-		StartDate:   fs.date("startDate", e),
-		EndDate:     fs.date("endDate", e),
-		Amount:      fs.amount(e),
-		MatterID:    fs.id("matterId", e),
-		ClientID:    fs.id("clientId", e),
-		ProjectID:   fs.id("projectId", e),
-		Status:      fs.status(e),
-	}
-	t, null := fs.contractType(e)
-	if null {
-		e.Add("contractType", "contractType cannot be null")
-	}
-	ed.Type = t
-	if _, present, ok := fs.enumRaw("status"); present && !ok {
-		e.Add("status", "status cannot be null")
-	}
-	return ed, invalid(e)
 }

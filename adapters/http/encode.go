@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,35 +175,6 @@ func timePtr(t *time.Time) *Time {
 	return &v
 }
 
-// Opt is an optional request field that tells absent (Set false) from
-// null (Set true, Null true), for updates where absent means unchanged.
-type Opt[T any] struct {
-	Set  bool
-	Null bool
-	V    T
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (o *Opt[T]) UnmarshalJSON(b []byte) error {
-	o.Set = true
-	if string(b) == "null" {
-		o.Null = true
-		return nil
-	}
-	return json.Unmarshal(b, &o.V)
-}
-
-// query returns r's query parameters with lower-cased names, since
-// parameter names match case-insensitively.
-func query(r *http.Request) url.Values {
-	q := url.Values{}
-	for k, vs := range r.URL.Query() {
-		k = strings.ToLower(k)
-		q[k] = append(q[k], vs...)
-	}
-	return q
-}
-
 // Paging defaults and bounds (API-DECISIONS 1).
 const (
 	defaultLimit = 20
@@ -225,87 +195,6 @@ func newPage[T any](items []T, count int64, offset int64) page[T] {
 	return page[T]{Items: items, Count: count, HasNext: offset+int64(len(items)) < count}
 }
 
-// paging reads Limit and Offset. A negative or non-integer value is an
-// error; a Limit above 100, however large, is clamped to 100.
-func paging(q url.Values, f domain.FieldErrors) (limit, offset int64) {
-	limit, offset = defaultLimit, 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		switch {
-		case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-"):
-			limit = maxLimit
-		case err != nil:
-			f.Add("Limit", "Limit must be a non-negative integer")
-		case n < 0:
-			f.Add("Limit", "Limit must be a non-negative integer")
-		default:
-			limit = min(n, maxLimit)
-		}
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			f.Add("Offset", "Offset must be a non-negative integer")
-		} else {
-			offset = n
-		}
-	}
-	return limit, offset
-}
-
-// queryBool reads an optional boolean parameter.
-func queryBool(q url.Values, name, display string, f domain.FieldErrors) *bool {
-	v := q.Get(strings.ToLower(name))
-	if v == "" {
-		return nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		f.Add(display, display+" must be true or false")
-		return nil
-	}
-	return &b
-}
-
-// queryInt reads an optional integer parameter.
-func queryInt(q url.Values, name, display string, f domain.FieldErrors) *int64 {
-	v := q.Get(strings.ToLower(name))
-	if v == "" {
-		return nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		f.Add(display, display+" must be an integer")
-		return nil
-	}
-	return &n
-}
-
-// queryTime reads an optional date-time parameter.
-func queryTime(q url.Values, name, display string, f domain.FieldErrors) *time.Time {
-	v := q.Get(strings.ToLower(name))
-	if v == "" {
-		return nil
-	}
-	t, err := parseTime(v)
-	if err != nil {
-		f.Add(display, display+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return nil
-	}
-	return &t
-}
-
-// pathID reads a positive integer path variable; anything else is a 404,
-// since no resource has such an id.
-func pathID(r *http.Request, name string) (int64, error) {
-	v := muxVars(r)[name]
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, domain.Errorf(domain.ENOTFOUND, "no resource has id %q", v)
-	}
-	return n, nil
-}
-
 // reply answers err as a problem, or v with status (no body for 204 or a
 // nil v).
 func (s *server) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
@@ -318,49 +207,4 @@ func (s *server) reply(w http.ResponseWriter, r *http.Request, status int, v any
 		return
 	}
 	encode(w, status, v)
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// decodePermissionNames reads a permission set given as a JSON array of
-// names or as {"permissions": [...]}.
-func decodePermissionNames(r *http.Request) ([]string, error) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, errBodyTooLarge
-		}
-		return nil, domain.Errorf(domain.EINVALID, "the request body could not be read")
-	}
-	body = bytes.TrimSpace(body)
-	var names []string
-	if len(body) > 0 && body[0] == '[' {
-		if err := json.Unmarshal(body, &names); err != nil {
-			return nil, domain.Invalid(map[string][]string{"permissions": {"must be an array of permission names"}})
-		}
-		return names, nil
-	}
-	var in struct {
-		Permissions []string `json:"permissions"`
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	if in.Permissions == nil {
-		return nil, domain.Invalid(map[string][]string{"permissions": {"permissions is required"}})
-	}
-	return in.Permissions, nil
-}
-
-// decodeAs decodes a JSON body of type B and converts it with conv, for
-// handlers whose wire shape differs from the use case's input.
-func decodeAs[B, V any](r *http.Request, conv func(B) (V, error)) (V, error) {
-	var b B
-	if err := decode(r, &b); err != nil {
-		var zero V
-		return zero, err
-	}
-	return conv(b)
 }

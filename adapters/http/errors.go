@@ -11,34 +11,53 @@ import (
 
 // problem is an RFC 9457 problem document.
 type problem struct {
-	Type   string              `json:"type"`
+	Type   string              `json:"type" ref:"ProblemType"`
 	Title  string              `json:"title"`
 	Status int                 `json:"status"`
 	Detail string              `json:"detail"`
-	Errors map[string][]string `json:"errors,omitempty"`
+	Errors map[string][]string `json:"errors,omitempty" doc:"messages per field, for validation problems"`
 }
 
-// codes maps each domain error code to its status and problem type: the
-// one place where application errors become HTTP.
-var codes = map[string]struct {
-	status int
-	typ    string
-}{
-	domain.EINVALID:        {http.StatusBadRequest, "/problems/validation"},
-	domain.EUNAUTHORIZED:   {http.StatusUnauthorized, "/problems/unauthorized"},
-	domain.EFORBIDDEN:      {http.StatusForbidden, "/problems/forbidden"},
-	domain.ENOTFOUND:       {http.StatusNotFound, "/problems/not-found"},
-	domain.ECONFLICT:       {http.StatusConflict, "/problems/conflict"},
-	domain.ETOOLARGE:       {http.StatusRequestEntityTooLarge, "/problems/payload-too-large"},
-	domain.EUNSUPPORTED:    {http.StatusUnsupportedMediaType, "/problems/unsupported-media-type"},
-	domain.ERATELIMITED:    {http.StatusTooManyRequests, "/problems/rate-limited"},
-	domain.EUPSTREAM:       {http.StatusBadGateway, "/problems/upstream"},
-	domain.ENOTIMPLEMENTED: {http.StatusNotImplemented, "/problems/upstream"},
-	domain.EINTERNAL:       {http.StatusInternalServerError, "/problems/internal"},
+// problemTypes is the problem type of each status: one type per status,
+// so a client can switch on either.
+var problemTypes = map[int]string{
+	http.StatusBadRequest:            "/problems/validation",
+	http.StatusUnauthorized:          "/problems/unauthorized",
+	http.StatusForbidden:             "/problems/forbidden",
+	http.StatusNotFound:              "/problems/not-found",
+	http.StatusMethodNotAllowed:      "/problems/method-not-allowed",
+	http.StatusConflict:              "/problems/conflict",
+	http.StatusRequestEntityTooLarge: "/problems/payload-too-large",
+	http.StatusUnsupportedMediaType:  "/problems/unsupported-media-type",
+	http.StatusTooManyRequests:       "/problems/rate-limited",
+	http.StatusInternalServerError:   "/problems/internal",
+	http.StatusNotImplemented:        "/problems/not-implemented",
+	http.StatusBadGateway:            "/problems/upstream",
+	http.StatusServiceUnavailable:    "/problems/unavailable",
 }
 
-// writeProblem writes a problem document with the given status.
+// codes maps each domain error code to its status: the one place where
+// application errors become HTTP.
+var codes = map[string]int{
+	domain.EINVALID:        http.StatusBadRequest,
+	domain.EUNAUTHORIZED:   http.StatusUnauthorized,
+	domain.EFORBIDDEN:      http.StatusForbidden,
+	domain.ENOTFOUND:       http.StatusNotFound,
+	domain.ECONFLICT:       http.StatusConflict,
+	domain.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	domain.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
+	domain.ERATELIMITED:    http.StatusTooManyRequests,
+	domain.EUPSTREAM:       http.StatusBadGateway,
+	domain.ENOTIMPLEMENTED: http.StatusNotImplemented,
+	domain.EINTERNAL:       http.StatusInternalServerError,
+}
+
+// writeProblem writes a problem document with the given status; its type
+// is the status's.
 func writeProblem(w http.ResponseWriter, p problem) {
+	if p.Type == "" {
+		p.Type = problemTypes[p.Status]
+	}
 	if p.Title == "" {
 		p.Title = http.StatusText(p.Status)
 	}
@@ -55,11 +74,11 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, errBodyTooLarge) {
 		code = domain.ETOOLARGE
 	}
-	c, ok := codes[code]
+	status, ok := codes[code]
 	if !ok {
-		c = codes[domain.EINTERNAL]
+		code, status = domain.EINTERNAL, http.StatusInternalServerError
 	}
-	p := problem{Type: c.typ, Status: c.status, Detail: domain.ErrorMessage(err)}
+	p := problem{Status: status, Detail: domain.ErrorMessage(err)}
 	var de *domain.Error
 	if errors.As(err, &de) {
 		p.Errors = de.Fields

@@ -20,42 +20,23 @@ var verifyHTML string
 
 var verifyTemplate = template.Must(template.New("verify").Parse(verifyHTML))
 
-func evidenceSchemas() map[string]js {
-	nullTime := nullable(dateTime())
-	return map[string]js{
-		"SigningVerification": object(js{
-			"valid":           described(boolean(), "true only when the signature verifies, covers the whole file and was made with this server's certificate"),
-			"counselDocument": described(boolean(), "the file is a combined PDF this server stored"),
-			"contractUUId":    nullable(strDesc("the contract the evidence belongs to (when valid)")),
-			"signedAt":        nullTime,
-			"signers": arrayOf(object(js{
-				"name":     str(),
-				"email":    str(),
-				"signedAt": dateTime(),
-			}, "name", "email", "signedAt")),
-			"sha256": strDesc("lower-case hex SHA-256 of the uploaded file"),
-			"reason": strDesc("why the file is or is not valid"),
-		}, "valid", "counselDocument", "contractUUId", "signedAt", "signers", "sha256", "reason"),
-	}
-}
-
 func (s *server) evidenceRoutes() []route {
 	const tag = "signing"
 	h := s.needEvidence
 	upload := object(js{"file": js{"type": "string", "format": "binary", "description": "a PDF of at most 20 MiB"}}, "file")
-	return []route{
+	return optionalModule([]route{
 		{method: "GET", path: "/.well-known/counsel-signing.pem", access: public, handler: h(s.handleSigningCertificate()),
 			op: op{summary: "The certificate (chain) the embedded signer's evidence is signed with, PEM: import it into a PDF reader to trust the signature",
-				tag: "system", resp: str(), respType: "application/x-pem-file"}},
+				tag: "system", resp: str(), respType: "application/x-pem-file", headers: []string{"Content-Disposition", "Cache-Control"}}},
 		{method: "POST", path: "/api/signing/verify", access: public, limited: true, maxBody: uploadBodyLimit, handler: h(s.handleVerify()),
 			op: op{summary: "Check whether a PDF is an unmodified document signed by this server (multipart/form-data, field file; at most 20 MiB): for which contract, by whom and when. A PDF without a valid signature is a 200 with valid false and the reason; a file that is not a PDF is a 415",
 				tag: tag, body: upload, bodyType: "multipart/form-data", resp: ref("SigningVerification"), errs: []int{400, 413, 415, 429}}},
 		{method: "GET", path: "/verify", access: public, handler: h(s.handleVerifyPage()),
-			op: op{summary: "A page where anyone can drop a PDF to check its signature (HTML, no JavaScript)", tag: tag, resp: str(), respType: "text/html"}},
+			op: op{summary: "A page where anyone can drop a PDF to check its signature (HTML, no JavaScript)", tag: tag, kind: kindPage}},
 		{method: "POST", path: "/verify", access: public, limited: true, maxBody: uploadBodyLimit, handler: h(s.handleVerifyPagePost()),
 			op: op{summary: "The /verify page's form (multipart/form-data, field file): the result as a page", tag: tag,
-				body: upload, bodyType: "multipart/form-data", resp: str(), respType: "text/html", errs: []int{400, 413, 415, 429}}},
-	}
+				body: upload, bodyType: "multipart/form-data", kind: kindPage, errs: []int{400, 413, 415, 429}}},
+	})
 }
 
 // needEvidence answers 501 without an evidence service.
@@ -70,13 +51,13 @@ type verifySignerDTO struct {
 }
 
 type verificationDTO struct {
-	Valid           bool              `json:"valid"`
-	CounselDocument bool              `json:"counselDocument"`
-	ContractUUID    *string           `json:"contractUUId"`
+	Valid           bool              `json:"valid" doc:"true only when the signature verifies, covers the whole file and was made with this server's certificate"`
+	CounselDocument bool              `json:"counselDocument" doc:"the file is a combined PDF this server stored"`
+	ContractUUID    *string           `json:"contractUUId" doc:"the contract the evidence belongs to (when valid)"`
 	SignedAt        *Time             `json:"signedAt"`
 	Signers         []verifySignerDTO `json:"signers"`
-	SHA256          string            `json:"sha256"`
-	Reason          string            `json:"reason"`
+	SHA256          string            `json:"sha256" doc:"lower-case hex SHA-256 of the uploaded file"`
+	Reason          string            `json:"reason" doc:"why the file is or is not valid"`
 }
 
 func toVerification(v signing.Verification) verificationDTO {
@@ -159,7 +140,7 @@ func (s *server) handleVerifyPagePost() http.HandlerFunc {
 				s.log.ErrorContext(r.Context(), "verify page failed", "request_id", requestID(r.Context()), "err", err)
 				c, msg = codes[domain.EINTERNAL], "The file could not be checked (request id "+requestID(r.Context())+")."
 			}
-			s.renderVerifyPage(w, r, c.status, verifyPageData{Error: msg})
+			s.renderVerifyPage(w, r, c, verifyPageData{Error: msg})
 			return
 		}
 		d := toVerification(v)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/http/openapitest"
 	"counsel/domain"
 	"counsel/domain/account"
 
@@ -51,11 +52,18 @@ func (stubAccounts) Authenticate(_ context.Context, tok string) (account.Princip
 }
 func (stubAccounts) JWKS() []byte { return []byte(`{"keys":[]}`) }
 
+// checked is the handler of svc and opts with every exchange checked
+// against its own /openapi.json.
+func checked(t *testing.T, svc Services, opts Options) http.Handler {
+	t.Helper()
+	return openapitest.Handler(t, NewHandler(svc, opts))
+}
+
 // TestOpenAPICoversEveryRoute fails when the router has a route the
 // document lacks, or the reverse.
 func TestOpenAPICoversEveryRoute(t *testing.T) {
 	is := is.New(t)
-	h := NewHandler(Services{Accounts: stubAccounts{}}, Options{})
+	h := checked(t, Services{Accounts: stubAccounts{}}, Options{})
 	var doc struct {
 		OpenAPI string
 		Paths   map[string]map[string]json.RawMessage
@@ -92,7 +100,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 
 func TestDocsPage(t *testing.T) {
 	is := is.New(t)
-	h := NewHandler(Services{Accounts: stubAccounts{}}, Options{})
+	h := checked(t, Services{Accounts: stubAccounts{}}, Options{})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/docs", nil))
 	is.Equal(rec.Code, 200)

@@ -234,7 +234,7 @@ func bearer(r *http.Request) (string, bool) {
 func limitBody(n int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {
-			writeProblem(w, problem{Type: "/problems/payload-too-large", Status: http.StatusRequestEntityTooLarge,
+			writeProblem(w, problem{Status: http.StatusRequestEntityTooLarge,
 				Detail: fmt.Sprintf("the request body is larger than %d bytes", n)})
 			return
 		}

@@ -11,46 +11,6 @@ import (
 	"counsel/domain/user"
 )
 
-func remunerationSchemas() map[string]js {
-	money := func(d string) js { return described(number(), d) }
-	return map[string]js{
-		"Staff": object(js{"id": integer(), "email": str(), "firstName": str(), "lastName": str(), "fullName": str(),
-			"active": boolean(), "isLegal": boolean(), "isStaff": boolean(), "admissionDate": nullable(dateTime()), "office": nullable(ref("Office"))},
-			"id", "email", "firstName", "lastName", "fullName", "active", "isLegal", "isStaff", "admissionDate", "office"),
-		"Remuneration": object(js{
-			"id": integer(), "staffId": integer(),
-			"fteLoad":              described(number(), "fraction of full time, 0 < fteLoad <= 1"),
-			"remunerationIncSuper": money("yearly, including superannuation"),
-			"costPerHour":          money("remunerationIncSuper / (fteLoad × 1976), to cents"),
-			"pqy":                  described(nullable(number()), "post-qualification years at remunerationDate, as computed at creation; null without an admission date"),
-			"billingRate":          money("per hour"),
-			"billablePercentage":   described(number(), "0 to 100"),
-			"kpi":                  money("4 × fteLoad × remunerationIncSuper, to cents"),
-			"kpiBillable":          money("3.5 × fteLoad × remunerationIncSuper, to cents"),
-			"kpiInvoiced":          money("3 × fteLoad × remunerationIncSuper, to cents"),
-			"remunerationDate":     dateTime(), "commencementDate": dateTime(), "terminationDate": nullable(dateTime()),
-			"staff": ref("Staff"),
-		}, "id", "staffId", "fteLoad", "remunerationIncSuper", "costPerHour", "pqy", "billingRate", "billablePercentage",
-			"kpi", "kpiBillable", "kpiInvoiced", "remunerationDate", "commencementDate", "terminationDate", "staff"),
-		"RemunerationPage": pageSchema("Remuneration"),
-		"RemunerationInput": object(js{
-			"id": described(integer(), "ignored"), "staffId": described(integer(), "an existing user (404 otherwise)"),
-			"fteLoad": described(number(), "0 < fteLoad <= 1, kept to 4 places"), "remunerationIncSuper": money(">= 0, kept to cents"),
-			"billingRate": money(">= 0, kept to cents; default 0"), "billablePercentage": described(number(), "0 to 100; default 0"),
-			"remunerationDate": dateTime(), "commencementDate": dateTime(),
-			"terminationDate": described(nullable(dateTime()), "not before commencementDate"),
-		}, "staffId", "fteLoad", "remunerationIncSuper", "remunerationDate", "commencementDate"),
-		"PqeAdjustment": object(js{"id": integer(), "staffId": integer(), "name": str(), "details": str(),
-			"startDate": dateTime(), "endDate": described(dateTime(), "the period's last day, included"), "staff": ref("Staff")},
-			"id", "staffId", "name", "details", "startDate", "endDate", "staff"),
-		"PqeAdjustmentPage": pageSchema("PqeAdjustment"),
-		"PqeAdjustmentInput": object(js{"id": described(integer(), "ignored"),
-			"staffId": described(integer(), "yourself, or anyone with RemunerationsCreate"), "name": str(), "details": str(),
-			"startDate": dateTime(), "endDate": described(dateTime(), "not before startDate")},
-			"staffId", "name", "startDate", "endDate"),
-	}
-}
-
 func (s *server) remunerationRoutes() []route {
 	return []route{
 		{method: "GET", path: "/api/users/remunerations", access: authorized, handler: s.handleRemunerations(),
@@ -63,13 +23,13 @@ func (s *server) remunerationRoutes() []route {
 				resp: ref("Remuneration"), errs: []int{404}}},
 		{method: "POST", path: "/api/users/remuneration", access: perm(account.RemunerationsCreate), handler: s.handleCreateRemuneration(),
 			op: op{summary: "Record a remuneration; its figures are computed and kept as of now", tag: "remunerations",
-				body: ref("RemunerationInput"), resp: ref("Remuneration"), errs: []int{400, 404}}},
+				body: ref("RemunerationIn"), resp: ref("Remuneration"), errs: []int{400, 404}}},
 		{method: "GET", path: "/api/users/pqeadjustments/{id:[0-9]+}", access: authorized, handler: s.handlePQEAdjustments(),
 			op: op{summary: "A staff member's PQE adjustments, newest start first", tag: "remunerations", params: pagingParams,
 				resp: ref("PqeAdjustmentPage"), errs: []int{400, 404}}},
 		{method: "POST", path: "/api/users/pqeadjustments", access: authorized, handler: s.handleCreatePQEAdjustment(),
 			op: op{summary: "Record a PQE adjustment: your own, or anyone's with RemunerationsCreate", tag: "remunerations",
-				body: ref("PqeAdjustmentInput"), resp: ref("PqeAdjustment"), errs: []int{400, 403, 404}}},
+				body: ref("PqeAdjustmentIn"), resp: ref("PqeAdjustment"), errs: []int{400, 403, 404}}},
 	}
 }
 
@@ -94,15 +54,15 @@ func toStaff(u user.User) staffDTO {
 type remunerationDTO struct {
 	ID                   int64        `json:"id"`
 	StaffID              int64        `json:"staffId"`
-	FTELoad              json.Number  `json:"fteLoad"`
-	RemunerationIncSuper json.Number  `json:"remunerationIncSuper"`
-	CostPerHour          json.Number  `json:"costPerHour"`
-	PQY                  *json.Number `json:"pqy"`
+	FTELoad              json.Number  `json:"fteLoad" doc:"fraction of full time, 0 < fteLoad <= 1"`
+	RemunerationIncSuper json.Number  `json:"remunerationIncSuper" doc:"yearly, including superannuation"`
+	CostPerHour          json.Number  `json:"costPerHour" doc:"remunerationIncSuper / (fteLoad × 1976), to cents"`
+	PQY                  *json.Number `json:"pqy" doc:"post-qualification years at remunerationDate, as computed at creation; null without an admission date"`
 	BillingRate          json.Number  `json:"billingRate"`
 	BillablePercentage   json.Number  `json:"billablePercentage"`
-	KPI                  json.Number  `json:"kpi"`
-	KPIBillable          json.Number  `json:"kpiBillable"`
-	KPIInvoiced          json.Number  `json:"kpiInvoiced"`
+	KPI                  json.Number  `json:"kpi" doc:"4 × fteLoad × remunerationIncSuper, to cents"`
+	KPIBillable          json.Number  `json:"kpiBillable" doc:"3.5 × fteLoad × remunerationIncSuper, to cents"`
+	KPIInvoiced          json.Number  `json:"kpiInvoiced" doc:"3 × fteLoad × remunerationIncSuper, to cents"`
 	RemunerationDate     Time         `json:"remunerationDate"`
 	CommencementDate     Time         `json:"commencementDate"`
 	TerminationDate      *Time        `json:"terminationDate"`
@@ -124,7 +84,7 @@ type pqeAdjustmentDTO struct {
 	Name      string   `json:"name"`
 	Details   string   `json:"details"`
 	StartDate Time     `json:"startDate"`
-	EndDate   Time     `json:"endDate"`
+	EndDate   Time     `json:"endDate" doc:"the period's last day, included"`
 	Staff     staffDTO `json:"staff"`
 }
 
@@ -135,14 +95,14 @@ func toPQEAdjustment(sa user.StaffAdjustment) pqeAdjustmentDTO {
 }
 
 type remunerationIn struct {
-	StaffID              int64    `json:"staffId"`
-	FTELoad              numberIn `json:"fteLoad"`
-	RemunerationIncSuper numberIn `json:"remunerationIncSuper"`
-	BillingRate          numberIn `json:"billingRate"`
-	BillablePercentage   numberIn `json:"billablePercentage"`
-	RemunerationDate     dateIn   `json:"remunerationDate"`
-	CommencementDate     dateIn   `json:"commencementDate"`
-	TerminationDate      dateIn   `json:"terminationDate"`
+	StaffID              int64    `json:"staffId" required:"true" doc:"an existing user (404 otherwise)"`
+	FTELoad              numberIn `json:"fteLoad" required:"true" doc:"0 < fteLoad <= 1, kept to 4 places"`
+	RemunerationIncSuper numberIn `json:"remunerationIncSuper" required:"true" doc:">= 0, kept to cents"`
+	BillingRate          numberIn `json:"billingRate" doc:">= 0, kept to cents; default 0"`
+	BillablePercentage   numberIn `json:"billablePercentage" doc:"0 to 100; default 0"`
+	RemunerationDate     dateIn   `json:"remunerationDate" required:"true"`
+	CommencementDate     dateIn   `json:"commencementDate" required:"true"`
+	TerminationDate      dateIn   `json:"terminationDate" doc:"not before commencementDate"`
 }
 
 // remuneration converts the body. Missing required values are reported
@@ -185,11 +145,11 @@ func mergeFields(f domain.FieldErrors, err error) error {
 }
 
 type pqeAdjustmentIn struct {
-	StaffID   int64  `json:"staffId"`
-	Name      string `json:"name"`
+	StaffID   int64  `json:"staffId" required:"true" doc:"yourself, or anyone with RemunerationsCreate"`
+	Name      string `json:"name" required:"true"`
 	Details   string `json:"details"`
-	StartDate dateIn `json:"startDate"`
-	EndDate   dateIn `json:"endDate"`
+	StartDate dateIn `json:"startDate" required:"true"`
+	EndDate   dateIn `json:"endDate" required:"true" doc:"not before startDate"`
 }
 
 func (in pqeAdjustmentIn) adjustment() (remuneration.PQEAdjustment, error) {

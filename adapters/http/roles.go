@@ -6,16 +6,6 @@ import (
 	"counsel/domain/account"
 )
 
-func roleSchemas() map[string]js {
-	return map[string]js{
-		"Role":        object(js{"id": integer(), "name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "id", "name", "isSystemAdmin", "isDefaultRole"),
-		"RoleInput":   object(js{"name": str(), "isSystemAdmin": boolean(), "isDefaultRole": boolean()}, "name"),
-		"Permissions": arrayOf(enum(account.AllPermissionSet.Names()...)),
-		"PermissionsInput": js{"description": "the new permission set: an array of names, or an object with a permissions array",
-			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},
-	}
-}
-
 func (s *server) roleRoutes() []route {
 	P := account.PermissionsView
 	return []route{
@@ -26,17 +16,17 @@ func (s *server) roleRoutes() []route {
 		{method: "GET", path: "/api/roles", access: perm(account.RolesView), handler: s.handleRoles(),
 			op: op{summary: "Every role", tag: "roles", resp: arrayOf(ref("Role"))}},
 		{method: "POST", path: "/api/roles", access: perm(account.RolesCreate), handler: s.handleCreateRole(),
-			op: op{summary: "Create a role", tag: "roles", body: ref("RoleInput"), ok: 201, resp: ref("Role"), errs: []int{400, 409}}},
+			op: op{summary: "Create a role", tag: "roles", body: ref("RoleIn"), ok: 201, resp: ref("Role"), errs: []int{400, 409}}},
 		{method: "GET", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesView), handler: s.handleRole(),
 			op: op{summary: "One role", tag: "roles", resp: ref("Role"), errs: []int{404}}},
 		{method: "PUT", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesEdit), handler: s.handleUpdateRole(),
-			op: op{summary: "Change a role (absent fields keep their value)", tag: "roles", body: ref("RoleInput"), resp: ref("Role"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Change a role (absent fields keep their value)", tag: "roles", body: ref("RoleIn"), resp: ref("Role"), errs: []int{400, 404, 409}}},
 		{method: "DELETE", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesDelete), handler: s.handleDeleteRole(),
 			op: op{summary: "Delete a role (409 if it would leave no system administrator)", tag: "roles", ok: 204, errs: []int{404, 409}}},
 		{method: "GET", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesView), handler: s.handleRolePermissions(),
 			op: op{summary: "A role's permissions", tag: "roles", resp: ref("Permissions"), errs: []int{404}}},
 		{method: "POST", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesEdit), handler: s.handleSetRolePermissions(),
-			op: op{summary: "Replace a role's permissions", tag: "roles", body: ref("PermissionsInput"), resp: ref("Permissions"), errs: []int{400, 404}}},
+			op: op{summary: "Replace a role's permissions", tag: "roles", body: ref("PermissionsIn"), resp: ref("Permissions"), errs: []int{400, 404}}},
 		{method: "GET", path: "/api/users/{id:[0-9]+}/roles", access: perm(account.UsersView), handler: s.handleUserRoles(),
 			op: op{summary: "A user's roles", tag: "roles", resp: arrayOf(ref("Role")), errs: []int{404}}},
 		{method: "POST", path: "/api/users/{id:[0-9]+}/roles/{roleId:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleAddUserRole(),
@@ -65,7 +55,7 @@ func toRoles(rs []account.Role) []roleDTO {
 	return out
 }
 
-type roleInput struct {
+type roleIn struct {
 	Name          string `json:"name"`
 	IsSystemAdmin bool   `json:"isSystemAdmin"`
 	IsDefaultRole bool   `json:"isDefaultRole"`
@@ -106,7 +96,7 @@ func (s *server) handleRole() http.HandlerFunc {
 
 func (s *server) handleCreateRole() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in roleInput
+		var in roleIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return

@@ -10,6 +10,7 @@ type route struct {
 	access  access
 	limited bool  // the per-address limit of public sign-in routes applies
 	maxBody int64 // 0: Options.MaxBody
+	module  bool  // the module may be left unwired: the route then answers 501
 	handler http.Handler
 	op      op
 }
@@ -24,6 +25,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
+	rs = append(rs, s.officeRoutes()...)
 	rs = append(rs, s.remunerationRoutes()...)
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
@@ -31,10 +33,23 @@ func (s *server) routeTable() []route {
 	return rs
 }
 
-// schemas returns every named schema of the API reference.
+// optionalModule marks routes whose module may be left unwired (need).
+func optionalModule(rs []route) []route {
+	for i := range rs {
+		rs[i].module = true
+	}
+	return rs
+}
+
+// schemas returns every named schema of the API reference: those of the
+// Go types (schemas.go), the enumerations, and the few bodies no Go type
+// describes.
 func (s *server) schemas() map[string]js {
-	all := map[string]js{}
-	for _, m := range []map[string]js{commonSchemas(), accountSchemas(), totpSchemas(), roleSchemas(), userSchemas(), remunerationSchemas(), contractSchemas(), signingSchemas(), evidenceSchemas()} {
+	all, err := generate(components())
+	if err != nil {
+		panic(err) // the types are static: a failure is a bug caught by tests
+	}
+	for _, m := range []map[string]js{enumerations()} {
 		for k, v := range m {
 			all[k] = v
 		}

@@ -100,7 +100,7 @@ func newServer(svc Services, opts Options) *server {
 		s.failf(w, r, "not_found", "no route for %s %s", r.Method, r.URL.Path)
 	})
 	s.router.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, problem{Type: "/problems/not-found", Status: http.StatusMethodNotAllowed,
+		writeProblem(w, problem{Status: http.StatusMethodNotAllowed,
 			Detail: "the route does not accept " + r.Method})
 	})
 	for _, rt := range s.routes {

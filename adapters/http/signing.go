@@ -21,87 +21,14 @@ const webhookSignatureHeader = "X-Docuseal-Signature"
 // webhookMaxBody bounds a webhook's raw body.
 const webhookMaxBody = 1 << 20
 
-func signingSchemas() map[string]js {
-	nullTime := nullable(dateTime())
-	return map[string]js{
-		"SigningSubmitter": object(js{
-			"id":            strDesc("the provider's submitter id"),
-			"name":          str(),
-			"email":         str(),
-			"phone":         str(),
-			"role":          strDesc("the template role the submitter signs as"),
-			"status":        enum(signing.SubmitterAwaiting, signing.SubmitterSent, signing.SubmitterOpened, signing.SubmitterCompleted, signing.SubmitterDeclined),
-			"sentAt":        nullTime,
-			"openedAt":      nullTime,
-			"completedAt":   nullTime,
-			"declinedAt":    nullTime,
-			"declineReason": nullable(str()),
-			"embedSrc":      strDesc("the submitter's signing link; empty for callers without ContractEdit"),
-		}, "id", "name", "email", "phone", "role", "status", "sentAt", "openedAt", "completedAt", "declinedAt", "declineReason", "embedSrc"),
-		"SigningSubmission": object(js{
-			"id":                  strDesc("the provider's submission id (digitalContractSubmissionId)"),
-			"status":              enum(signing.SubmissionPending, signing.SubmissionCompleted, signing.SubmissionDeclined, signing.SubmissionExpired),
-			"createdAt":           nullTime,
-			"completedAt":         nullTime,
-			"auditLogUrl":         nullable(strDesc("the audit log of the signing, once there is one: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the audit certificate PDF")),
-			"combinedDocumentUrl": nullable(strDesc("the signed documents with the audit log in one PDF, once completed: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the combined PDF carrying the firm's digital signature")),
-			"submitters":          arrayOf(ref("SigningSubmitter")),
-		}, "id", "status", "createdAt", "completedAt", "auditLogUrl", "combinedDocumentUrl", "submitters"),
-		"SigningSubmissionList": object(js{"items": arrayOf(ref("SigningSubmission"))}, "items"),
-		"SigningTemplate": object(js{
-			"id":    strDesc("the provider's template id (digitalContractId)"),
-			"name":  str(),
-			"slug":  strDesc("the template's slug; empty for callers without ContractEdit"),
-			"roles": arrayOf(str()),
-			"documents": arrayOf(object(js{
-				"id":       str(),
-				"fileName": str(),
-				"url":      strDesc("where the document can be downloaded (the embedded signer's signed links work for COUNSEL_LINK_TTL, 1h by default)"),
-			}, "id", "fileName", "url")),
-			"createdAt": nullTime,
-			"updatedAt": nullTime,
-		}, "id", "name", "slug", "roles", "documents", "createdAt", "updatedAt"),
-		"SigningSubmitForSigning": object(js{
-			"documentIds": described(arrayOf(integer()), "1 to 20 documents of this contract"),
-			"submitters": described(arrayOf(object(js{
-				"name":  str(),
-				"email": strDesc("required for at least one submitter; the embedded signer needs one for every submitter"),
-				"phone": str(),
-				"role":  strDesc("the template role; default Signer 1, Signer 2, ... by position; distinct"),
-			})), "1 to 20 signing parties, in signing order"),
-			"sendEmail": described(boolean(), "send the invitations by email; default true"),
-			"sendSms":   described(boolean(), "send them by SMS (DocuSeal); default false"),
-			"order":     described(enum(signing.OrderPreserved, signing.OrderRandom), "preserved (default): each signer after the one before; random: all at once"),
-			"message": object(js{
-				"subject": strDesc("at most 200 characters"),
-				"body":    strDesc("at most 20000 characters"),
-			}),
-			"expireAt": nullable(described(dateTime(), "when the submission expires; in the future")),
-		}, "documentIds", "submitters"),
-		"SigningCreateSubmissionInput": object(js{
-			"templateId": described(js{"anyOf": []any{integer(), str()}}, "an existing template of the provider"),
-			"submission": described(arrayOf(object(js{
-				"submitters": arrayOf(object(js{
-					"email":     str(),
-					"name":      str(),
-					"phone":     str(),
-					"role":      strDesc("the template role; default by position"),
-					"sendEmail": described(boolean(), "false: this submitter wants no email (email goes out while any submitter of the submission wants it)"),
-					"sendSms":   boolean(),
-				})),
-			}, "submitters")), "1 to 20 submissions, each of 1 to 20 submitters"),
-			"sendEmail": described(boolean(), "default true"),
-			"sendSms":   described(boolean(), "default false"),
-			"order":     enum(signing.OrderPreserved, signing.OrderRandom),
-		}, "templateId", "submission"),
-		"SigningBuilderToken": object(js{"token": strDesc("a JWT (HS256 with the DocuSeal API key) for DocuSeal's embedded form builder; valid 1 hour")}, "token"),
-		"SigningWebhook": described(object(js{
-			"event_type": strDesc("form.completed, form.declined, submission.completed, submission.expired act; other types are accepted and ignored"),
-			"timestamp":  str(),
-			"data":       js{"type": "object"},
-		}, "event_type", "data"), "DocuSeal's webhook body, authenticated by X-Docuseal-Signature: <unix ts>.<hex HMAC-SHA256(secret, \"<ts>.<raw body>\")>, within 300 seconds"),
-		"SigningWebhookResult": object(js{"received": boolean()}, "received"),
-	}
+// signingWebhookSchema is DocuSeal's webhook body: the handler keeps it
+// raw (the signature covers the bytes), so no Go type describes it.
+func signingWebhookSchema() js {
+	return described(object(js{
+		"event_type": strDesc("form.completed, form.declined, submission.completed, submission.expired act; other types are accepted and ignored"),
+		"timestamp":  str(),
+		"data":       js{"type": "object"},
+	}, "event_type", "data"), "DocuSeal's webhook body, authenticated by X-Docuseal-Signature: <unix ts>.<hex HMAC-SHA256(secret, \"<ts>.<raw body>\")>, within 300 seconds")
 }
 
 // signingRoutes are the digital-signing routes of contracts and the
@@ -109,10 +36,10 @@ func signingSchemas() map[string]js {
 func (s *server) signingRoutes() []route {
 	h := s.needSigning
 	const tag = "signing"
-	return []route{
+	return optionalModule([]route{
 		{method: "POST", path: "/api/contracts/signing/{id:[0-9]+}/submitForSigning", access: perm(account.ContractEdit), handler: h(s.handleSubmitForSigning()),
 			op: op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
-				tag: tag, body: ref("SigningSubmitForSigning"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
+				tag: tag, body: ref("SigningSubmitForSigningIn"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/template", access: perm(account.ContractView), handler: h(s.handleSigningTemplate()),
 			op: op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: tag, resp: ref("SigningTemplate"), errs: []int{404, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/submissions", access: perm(account.ContractView), handler: h(s.handleSigningSubmissions()),
@@ -120,14 +47,14 @@ func (s *server) signingRoutes() []route {
 				tag: tag, resp: ref("SigningSubmissionList"), errs: []int{404, 502}}},
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
 			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions",
-				tag: tag, body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
+				tag: tag, body: ref("SigningCreateSubmissionsIn"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
 			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
 				tag: tag, resp: ref("SigningBuilderToken"), errs: []int{404, 501}}},
 		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
 			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). 401 for a missing, wrong or stale X-Docuseal-Signature, and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
-				tag: tag, body: ref("SigningWebhook"), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
-	}
+				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
+	})
 }
 
 // needSigning answers 501 when the service has no signing module.
@@ -136,27 +63,39 @@ func (s *server) needSigning(h http.HandlerFunc) http.Handler {
 }
 
 type signingSubmitterDTO struct {
-	ID            string  `json:"id"`
+	ID            string  `json:"id" doc:"the provider's submitter id"`
 	Name          string  `json:"name"`
 	Email         string  `json:"email"`
 	Phone         string  `json:"phone"`
-	Role          string  `json:"role"`
-	Status        string  `json:"status"`
+	Role          string  `json:"role" doc:"the template role the submitter signs as"`
+	Status        string  `json:"status" enum:"awaiting,sent,opened,completed,declined"`
 	SentAt        *Time   `json:"sentAt"`
 	OpenedAt      *Time   `json:"openedAt"`
 	CompletedAt   *Time   `json:"completedAt"`
 	DeclinedAt    *Time   `json:"declinedAt"`
 	DeclineReason *string `json:"declineReason"`
-	EmbedSrc      string  `json:"embedSrc"`
+	EmbedSrc      string  `json:"embedSrc" doc:"the submitter's signing link; empty for callers without ContractEdit"`
+}
+
+type signingSubmissionListDTO struct {
+	Items []signingSubmissionDTO `json:"items"`
+}
+
+type builderTokenDTO struct {
+	Token string `json:"token" doc:"a JWT (HS256 with the DocuSeal API key) for DocuSeal's embedded form builder; valid 1 hour"`
+}
+
+type webhookResultDTO struct {
+	Received bool `json:"received"`
 }
 
 type signingSubmissionDTO struct {
-	ID                  string                `json:"id"`
-	Status              string                `json:"status"`
+	ID                  string                `json:"id" doc:"the provider's submission id (digitalContractSubmissionId)"`
+	Status              string                `json:"status" enum:"pending,completed,declined,expired"`
 	CreatedAt           *Time                 `json:"createdAt"`
 	CompletedAt         *Time                 `json:"completedAt"`
-	AuditLogURL         *string               `json:"auditLogUrl"`
-	CombinedDocumentURL *string               `json:"combinedDocumentUrl"`
+	AuditLogURL         *string               `json:"auditLogUrl" doc:"the audit log of the signing, once there is one: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the audit certificate PDF"`
+	CombinedDocumentURL *string               `json:"combinedDocumentUrl" doc:"the signed documents with the audit log in one PDF, once completed: DocuSeal's, or with the embedded signer a signed link (valid for an hour) to the combined PDF carrying the firm's digital signature"`
 	Submitters          []signingSubmitterDTO `json:"submitters"`
 }
 
@@ -187,13 +126,13 @@ func toSigningSubmissions(subs []signing.Submission) []signingSubmissionDTO {
 type signingTemplateDocumentDTO struct {
 	ID       string `json:"id"`
 	FileName string `json:"fileName"`
-	URL      string `json:"url"`
+	URL      string `json:"url" doc:"where the document can be downloaded (the embedded signer's signed links work for COUNSEL_LINK_TTL, 1h by default)"`
 }
 
 type signingTemplateDTO struct {
-	ID        string                       `json:"id"`
+	ID        string                       `json:"id" doc:"the provider's template id (digitalContractId)"`
 	Name      string                       `json:"name"`
-	Slug      string                       `json:"slug"`
+	Slug      string                       `json:"slug" doc:"the template's slug; empty for callers without ContractEdit"`
 	Roles     []string                     `json:"roles"`
 	Documents []signingTemplateDocumentDTO `json:"documents"`
 	CreatedAt *Time                        `json:"createdAt"`
@@ -216,10 +155,10 @@ func toSigningTemplate(t signing.Template) signingTemplateDTO {
 // signingSubmitterIn is a submitter of either request body.
 type signingSubmitterIn struct {
 	Name      string `json:"name"`
-	Email     string `json:"email"`
+	Email     string `json:"email" doc:"required for at least one submitter; the embedded signer needs one for every submitter"`
 	Phone     string `json:"phone"`
-	Role      string `json:"role"`
-	SendEmail *bool  `json:"sendEmail"`
+	Role      string `json:"role" doc:"the template role; default Signer 1, Signer 2, ... by position; distinct"`
+	SendEmail *bool  `json:"sendEmail" doc:"false: this submitter wants no email (createSubmissions only)"`
 	SendSMS   *bool  `json:"sendSms"`
 }
 
@@ -232,16 +171,16 @@ func toSigningSubmitters(in []signingSubmitterIn) []ports.SigningSubmitter {
 }
 
 type submitForSigningIn struct {
-	DocumentIDs []int64              `json:"documentIds"`
-	Submitters  []signingSubmitterIn `json:"submitters"`
-	SendEmail   *bool                `json:"sendEmail"`
-	SendSMS     *bool                `json:"sendSms"`
-	Order       string               `json:"order"`
+	DocumentIDs []int64              `json:"documentIds" required:"true" doc:"1 to 20 documents of this contract"`
+	Submitters  []signingSubmitterIn `json:"submitters" required:"true" doc:"1 to 20 signing parties, in signing order"`
+	SendEmail   *bool                `json:"sendEmail" doc:"send the invitations by email; default true"`
+	SendSMS     *bool                `json:"sendSms" doc:"send them by SMS (DocuSeal); default false"`
+	Order       string               `json:"order" enum:",preserved,random" doc:"preserved (default): each signer after the one before; random: all at once"`
 	Message     *struct {
 		Subject string `json:"subject"`
 		Body    string `json:"body"`
 	} `json:"message"`
-	ExpireAt dateIn `json:"expireAt"`
+	ExpireAt dateIn `json:"expireAt" doc:"when the submission expires; in the future"`
 }
 
 func (s *server) handleSubmitForSigning() http.HandlerFunc {
@@ -297,7 +236,7 @@ func (s *server) handleSigningSubmissions() http.HandlerFunc {
 			return
 		}
 		subs, err := s.svc.Signing.Submissions(r.Context(), id)
-		s.reply(w, r, http.StatusOK, map[string]any{"items": toSigningSubmissions(subs)}, err)
+		s.reply(w, r, http.StatusOK, signingSubmissionListDTO{Items: toSigningSubmissions(subs)}, err)
 	}
 }
 
@@ -325,13 +264,13 @@ func (t *templateIDIn) UnmarshalJSON(b []byte) error {
 }
 
 type createSubmissionsIn struct {
-	TemplateID templateIDIn `json:"templateId"`
+	TemplateID templateIDIn `json:"templateId" required:"true" doc:"an existing template of the provider, as an integer or a string"`
 	Submission []struct {
 		Submitters []signingSubmitterIn `json:"submitters"`
-	} `json:"submission"`
-	SendEmail *bool  `json:"sendEmail"`
-	SendSMS   *bool  `json:"sendSms"`
-	Order     string `json:"order"`
+	} `json:"submission" required:"true" doc:"1 to 20 submissions, each of 1 to 20 submitters"`
+	SendEmail *bool  `json:"sendEmail" doc:"default true"`
+	SendSMS   *bool  `json:"sendSms" doc:"default false"`
+	Order     string `json:"order" enum:",preserved,random"`
 }
 
 func (s *server) handleCreateSubmissions() http.HandlerFunc {
@@ -370,7 +309,7 @@ func (s *server) handleBuilderToken() http.HandlerFunc {
 			return
 		}
 		tok, err := s.svc.Signing.BuilderToken(r.Context(), id)
-		s.reply(w, r, http.StatusOK, map[string]string{"token": tok}, err)
+		s.reply(w, r, http.StatusOK, builderTokenDTO{Token: tok}, err)
 	}
 }
 
@@ -389,6 +328,6 @@ func (s *server) handleSigningWebhook() http.HandlerFunc {
 			return
 		}
 		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get(webhookSignatureHeader), body)
-		s.reply(w, r, http.StatusOK, map[string]bool{"received": true}, err)
+		s.reply(w, r, http.StatusOK, webhookResultDTO{Received: true}, err)
 	}
 }

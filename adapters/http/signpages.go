@@ -31,29 +31,27 @@ const signSlug = "/sign/{slug:[A-Za-z0-9_-]+}"
 
 func (s *server) signPageRoutes() []route {
 	const tag = "signing pages"
-	html := str()
-	binary := js{"type": "string", "format": "binary"}
 	return []route{
 		{method: "GET", path: signSlug, access: public, handler: s.handleSignPage(),
 			op: op{summary: "A signer's signing page (embedded signer; HTML without JavaScript): the documents and the Sign and Decline forms, or a waiting page while an earlier signer must sign first. An unknown or used link is a 404 with one and the same page",
-				tag: tag, resp: html, respType: "text/html", errs: []int{404}}},
+				tag: tag, kind: kindPage, errs: []int{404}}},
 		{method: "POST", path: signSlug + "/sign", access: public, maxBody: signPageMaxBody, handler: s.handleSignSubmit(),
 			op: op{summary: "Sign: the typed full name and the consent, with the page's form token. 400 re-renders the page with the missing fields; 403 for a missing, stale or foreign form token or a cross-site request; 409 while an earlier signer must sign first",
 				tag: tag, bodyType: "application/x-www-form-urlencoded",
 				body: object(js{"name": strDesc("the signer's full name, typed"), "consent": strDesc("present (any value) when the consent box is ticked"),
 					"token": strDesc("the form token of the page")}, "name", "consent", "token"),
-				resp: html, respType: "text/html", errs: []int{400, 403, 404, 409}}},
+				kind: kindPage, errs: []int{400, 403, 404, 409}}},
 		{method: "POST", path: signSlug + "/decline", access: public, maxBody: signPageMaxBody, handler: s.handleSignDecline(),
 			op: op{summary: "Decline with a reason, with the page's form token. Errors as for signing",
 				tag: tag, bodyType: "application/x-www-form-urlencoded",
 				body: object(js{"reason": strDesc("why the signer declines"), "token": strDesc("the form token of the page")}, "reason", "token"),
-				resp: html, respType: "text/html", errs: []int{400, 403, 404, 409}}},
+				kind: kindPage, errs: []int{400, 403, 404, 409}}},
 		{method: "GET", path: signSlug + "/documents/{docId:[A-Za-z0-9_-]+}", access: public, handler: s.handleSignDocument(),
 			op: op{summary: "Download a document through a signer's link, or through a template's document URL (which carries expires and sig)",
 				tag: tag, params: []param{
 					{"expires", integer(), "expiry of a template document URL (Unix seconds)"},
 					{"sig", str(), "signature of a template document URL"},
-				}, resp: binary, respType: "application/octet-stream", errs: []int{404, 409}}},
+				}, kind: kindFile, errs: []int{404, 409}}},
 	}
 }
 

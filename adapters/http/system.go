@@ -11,11 +11,11 @@ func (s *server) systemRoutes() []route {
 		{method: "GET", path: "/readyz", access: public, handler: s.handleReady(),
 			op: op{summary: "Readiness: 200 when the database answers", tag: "system", resp: object(js{"status": str()}), errs: []int{503}}},
 		{method: "GET", path: "/.well-known/jwks.json", access: public, handler: s.handleJWKS(),
-			op: op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})})}},
+			op: op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})}), headers: []string{"Cache-Control"}}},
 		{method: "GET", path: "/openapi.json", access: public, handler: s.handleOpenAPI(),
 			op: op{summary: "This API's OpenAPI 3.1 document", tag: "system", resp: js{"type": "object"}}},
 		{method: "GET", path: "/docs", access: public, handler: s.handleDocs(),
-			op: op{summary: "This API's reference as a web page", tag: "system", resp: str(), respType: "text/html"}},
+			op: op{summary: "This API's reference as a web page", tag: "system", kind: kindPage}},
 	}
 }
 
@@ -30,7 +30,7 @@ func (s *server) handleReady() http.HandlerFunc {
 		if s.svc.Ready != nil {
 			if err := s.svc.Ready(r.Context()); err != nil {
 				s.log.WarnContext(r.Context(), "not ready", "err", err)
-				writeProblem(w, problem{Type: "/problems/internal", Status: http.StatusServiceUnavailable, Detail: "the database does not answer"})
+				writeProblem(w, problem{Status: http.StatusServiceUnavailable, Detail: "the database does not answer"})
 				return
 			}
 		}

@@ -5,41 +5,21 @@ import (
 	"net/http"
 )
 
-func totpSchemas() map[string]js {
-	return map[string]js{
-		"TotpStatus": object(js{
-			"enabled":           described(boolean(), "true once an enrolment is confirmed: login's otp is then a code from the app or a recovery code"),
-			"confirmedAt":       nullable(dateTime()),
-			"recoveryCodesLeft": described(integer(), "unused recovery codes; 0 when not enabled"),
-		}, "enabled", "confirmedAt", "recoveryCodesLeft"),
-		"TotpEnrolment": object(js{
-			"secret":     strDesc("the secret in base32, for typing into the app; shown only now"),
-			"otpauthUrl": strDesc("otpauth://totp/... (SHA1, 6 digits, 30 s)"),
-			"qrCode":     strDesc("data:image/png;base64,... QR code of otpauthUrl"),
-		}, "secret", "otpauthUrl", "qrCode"),
-		"TotpConfirmRequest": object(js{"otp": strDesc("the app's current code for the pending secret")}, "otp"),
-		"TotpRecoveryCodes": object(js{
-			"recoveryCodes": described(arrayOf(str()), "10 codes of 10 characters, each usable once in place of an app code; shown only now"),
-		}, "recoveryCodes"),
-		"TotpDisableRequest": object(js{"password": str(), "otp": strDesc("a current app code or an unused recovery code")}, "password", "otp"),
-	}
-}
-
 func (s *server) totpRoutes() []route {
 	h := s.needTOTP
-	return []route{
+	return optionalModule([]route{
 		{method: "GET", path: "/api/account/totp", access: authorized, handler: h(s.handleTOTPStatus()),
 			op: op{summary: "Whether your authenticator app is on, and your recovery codes left", tag: "account", resp: ref("TotpStatus")}},
 		{method: "POST", path: "/api/account/totp/enroll", access: authorized, handler: h(s.handleEnrollTOTP()),
 			op: op{summary: "Start enrolling an authenticator app: a new secret, its otpauth URL and QR code (replaces an unconfirmed one; 409 while one is on)",
-				tag: "account", resp: ref("TotpEnrolment"), errs: []int{409}}},
+				tag: "account", resp: ref("TotpEnrolment"), headers: []string{"Cache-Control"}, errs: []int{409}}},
 		{method: "POST", path: "/api/account/totp/confirm", access: authorized, handler: h(s.handleConfirmTOTP()),
 			op: op{summary: "Turn the authenticator app on with its current code; answers the recovery codes once (400 for a wrong code, 409 with nothing pending)",
-				tag: "account", body: ref("TotpConfirmRequest"), resp: ref("TotpRecoveryCodes"), errs: []int{400, 409}}},
+				tag: "account", body: ref("TotpConfirmIn"), resp: ref("TotpRecoveryCodes"), headers: []string{"Cache-Control"}, errs: []int{400, 409}}},
 		{method: "DELETE", path: "/api/account/totp", access: authorized, handler: h(s.handleDisableTOTP()),
 			op: op{summary: "Turn the authenticator app off with your password and a code; revokes your other sessions (400 for a wrong password or code, 409 when it is off)",
-				tag: "account", body: ref("TotpDisableRequest"), ok: 204, errs: []int{400, 409}}},
-	}
+				tag: "account", body: ref("TotpDisableIn"), ok: 204, errs: []int{400, 409}}},
+	})
 }
 
 // needTOTP answers 501 when the service has no authenticator apps.
@@ -48,9 +28,28 @@ func (s *server) needTOTP(h http.HandlerFunc) http.Handler {
 }
 
 type totpStatusDTO struct {
-	Enabled           bool  `json:"enabled"`
+	Enabled           bool  `json:"enabled" doc:"true once an enrolment is confirmed: login's otp is then a code from the app or a recovery code"`
 	ConfirmedAt       *Time `json:"confirmedAt"`
-	RecoveryCodesLeft int   `json:"recoveryCodesLeft"`
+	RecoveryCodesLeft int   `json:"recoveryCodesLeft" doc:"unused recovery codes; 0 when not enabled"`
+}
+
+type totpEnrolmentDTO struct {
+	Secret     string `json:"secret" doc:"the secret in base32, for typing into the app; shown only now"`
+	OTPAuthURL string `json:"otpauthUrl" doc:"otpauth://totp/... (SHA1, 6 digits, 30 s)"`
+	QRCode     string `json:"qrCode" doc:"data:image/png;base64,... QR code of otpauthUrl"`
+}
+
+type totpConfirmIn struct {
+	OTP string `json:"otp" required:"true" doc:"the app's current code for the pending secret"`
+}
+
+type totpRecoveryCodesDTO struct {
+	RecoveryCodes []string `json:"recoveryCodes" doc:"10 codes of 10 characters, each usable once in place of an app code; shown only now"`
+}
+
+type totpDisableIn struct {
+	Password string `json:"password" required:"true"`
+	OTP      string `json:"otp" required:"true" doc:"a current app code or an unused recovery code"`
 }
 
 func (s *server) handleTOTPStatus() http.HandlerFunc {
@@ -61,11 +60,6 @@ func (s *server) handleTOTPStatus() http.HandlerFunc {
 }
 
 func (s *server) handleEnrollTOTP() http.HandlerFunc {
-	type result struct {
-		Secret     string `json:"secret"`
-		OTPAuthURL string `json:"otpauthUrl"`
-		QRCode     string `json:"qrCode"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		e, err := s.svc.TOTP.EnrollTOTP(r.Context())
 		if err != nil {
@@ -73,20 +67,14 @@ func (s *server) handleEnrollTOTP() http.HandlerFunc {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		encode(w, http.StatusOK, result{Secret: e.Secret, OTPAuthURL: e.OTPAuthURL,
+		encode(w, http.StatusOK, totpEnrolmentDTO{Secret: e.Secret, OTPAuthURL: e.OTPAuthURL,
 			QRCode: "data:image/png;base64," + base64.StdEncoding.EncodeToString(e.QRCodePNG)})
 	}
 }
 
 func (s *server) handleConfirmTOTP() http.HandlerFunc {
-	type request struct {
-		OTP string `json:"otp"`
-	}
-	type result struct {
-		RecoveryCodes []string `json:"recoveryCodes"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in totpConfirmIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
@@ -97,17 +85,13 @@ func (s *server) handleConfirmTOTP() http.HandlerFunc {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		encode(w, http.StatusOK, result{RecoveryCodes: codes})
+		encode(w, http.StatusOK, totpRecoveryCodesDTO{RecoveryCodes: codes})
 	}
 }
 
 func (s *server) handleDisableTOTP() http.HandlerFunc {
-	type request struct {
-		Password string `json:"password"`
-		OTP      string `json:"otp"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in totpDisableIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return

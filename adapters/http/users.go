@@ -1,83 +1,15 @@
 package http
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
-	"counsel/domain/decimal"
-	"counsel/domain/remuneration"
 	"counsel/domain/user"
 )
-
-func userSchemas() map[string]js {
-	address := object(js{"address1": str(), "address2": str(), "suburb": str(), "state": str(), "postcode": str(), "country": str()},
-		"address1", "address2", "suburb", "state", "postcode", "country")
-	formatted := js{
-		"id": integer(), "email": str(), "firstName": str(), "lastName": str(),
-		"fullName":          strDesc("first name joined with last name"),
-		"billingRate":       described(number(), "hourly billing rate; set by the latest remuneration or by an edit"),
-		"profilePictureUrl": str(), "contactNumber": str(), "active": boolean(),
-		"office": nullable(ref("Office")), "isLegal": boolean(), "isStaff": boolean(), "address": ref("Address"),
-	}
-	formattedRequired := []string{"id", "email", "firstName", "lastName", "fullName", "billingRate", "profilePictureUrl",
-		"contactNumber", "active", "office", "isLegal", "isStaff", "address"}
-	userProps := js{}
-	for k, v := range formatted {
-		userProps[k] = v
-	}
-	userProps["admissionDate"] = nullable(dateTime())
-	userProps["pqy"] = described(nullable(number()), "post-qualification years now, less PQE adjustments; null without an admission date")
-	userProps["roles"] = arrayOf(ref("Role"))
-	userInput := func(required ...string) js {
-		return object(js{
-			"email": str(), "firstName": str(), "lastName": str(), "contactNumber": str(), "profilePictureUrl": str(),
-			"billingRate": number(), "active": boolean(), "isLegal": boolean(), "isStaff": boolean(),
-			"officeId":      described(nullable(integer()), "null or 0 removes the office"),
-			"address":       nullable(ref("Address")),
-			"admissionDate": described(nullable(dateTime()), "null removes it"),
-			"password":      strDesc("8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)"),
-			"roleIds":       described(arrayOf(integer()), "the roles held; absent: the default roles on creation, unchanged on edit"),
-		}, required...)
-	}
-	return map[string]js{
-		"Address": address,
-		"Office": object(js{"id": integer(), "name": str(), "phone": str(), "website": str(), "active": boolean(), "address": ref("Address")},
-			"id", "name", "phone", "website", "active", "address"),
-		"OfficeInput": object(js{"name": str(), "phone": str(), "website": str(),
-			"active": described(boolean(), "default true"), "address": ref("Address")}),
-		"FormattedUser":     object(formatted, formattedRequired...),
-		"FormattedUserPage": pageSchema("FormattedUser"),
-		"User":              object(userProps, append(formattedRequired, "admissionDate", "pqy", "roles")...),
-		"UserCreateInput":   userInput("email", "firstName"),
-		"UserEditInput":     described(userInput(), "fields absent from the body keep their value"),
-		"CurrentUser": object(js{
-			"id": integer(), "email": str(), "contactNumber": str(), "firstName": str(), "lastName": str(), "profilePictureUrl": str(),
-			"hasActiveTimer": boolean(), "hasNotifications": boolean(), "hasActiveDocument": boolean(),
-			"hasIncompleteReviewRequest": boolean(), "hasUnacknowledgedCompletedReview": boolean(),
-			"invoicesAwaitingApproval": integer(), "invoicesReadyForProcessing": integer(),
-			"fteLoad":              described(number(), "from the latest remuneration; 0 when none"),
-			"billingRate":          described(number(), "from the latest remuneration; 0 when none"),
-			"billablePercentage":   described(number(), "from the latest remuneration; 0 when none"),
-			"pqy":                  described(number(), "post-qualification years now, less PQE adjustments; 0 without an admission date"),
-			"remunerationIncSuper": described(number(), "from the latest remuneration; 0 when none"),
-			"admissionDate":        nullable(dateTime()), "office": nullable(ref("Office")), "address": ref("Address"),
-		}, "id", "email", "contactNumber", "firstName", "lastName", "profilePictureUrl", "hasActiveTimer", "hasNotifications",
-			"hasActiveDocument", "hasIncompleteReviewRequest", "hasUnacknowledgedCompletedReview", "invoicesAwaitingApproval",
-			"invoicesReadyForProcessing", "fteLoad", "billingRate", "billablePercentage", "pqy", "remunerationIncSuper",
-			"admissionDate", "office", "address"),
-		"ChangePasswordInput": object(js{"id": described(integer(), "the user; absent or 0: the caller"), "password": strDesc("the new password, 8 to 128 characters"),
-			"email": strDesc("ignored"), "firstName": strDesc("ignored"), "lastName": strDesc("ignored"), "officeId": described(integer(), "ignored"),
-			"address": described(js{"type": "object"}, "ignored")}, "password"),
-		"ReviewerChange":    object(js{"userIds": arrayOf(integer())}, "userIds"),
-		"OfferingReviewers": object(js{"offeringId": integer(), "userIds": described(arrayOf(integer()), "the offering's reviewers after the change")}, "offeringId", "userIds"),
-	}
-}
 
 // userFilterParams are the query parameters of the user filter.
 var userFilterParams = append([]param{
@@ -105,340 +37,30 @@ func (s *server) userRoutes() []route {
 		{method: "GET", path: "/api/users/{id:[0-9]+}", access: authorized, handler: s.handleUser(),
 			op: op{summary: "One user with admission date, post-qualification years and roles", tag: "users", resp: ref("User"), errs: []int{404}}},
 		{method: "POST", path: "/api/users", access: perm(account.UsersCreate), handler: s.handleCreateUser(),
-			op: op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("UserCreateInput"), ok: 201, resp: ref("User"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("UserCreateIn"), ok: 201, resp: ref("User"), errs: []int{400, 404, 409}}},
 		{method: "PUT", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleUpdateUser(),
-			op: op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UserEditInput"), resp: ref("User"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UserIn"), resp: ref("User"), errs: []int{400, 404, 409}}},
 		{method: "DELETE", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersDelete), handler: s.handleDeleteUser(),
 			op: op{summary: "Soft-delete a user: no sign-in, sessions revoked, hidden from lists; records kept (409 for yourself or the last system administrator)",
 				tag: "users", ok: 204, errs: []int{404, 409}}},
 		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
 			op: op{summary: "Change your password, or another user's with UsersEdit; revokes that user's sessions", tag: "users",
-				body: ref("ChangePasswordInput"), errs: []int{400, 403, 404}}},
+				body: ref("ChangePasswordIn"), errs: []int{400, 403, 404}}},
 		{method: "DELETE", path: "/api/users/{id:[0-9]+}/totp", access: perm(account.UsersEdit), handler: s.handleResetTOTP(),
 			op: op{summary: "Remove a user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; 204 also when none was enrolled)",
-				tag: "users", ok: 204, errs: []int{403, 404}}},
-		{method: "GET", path: "/api/offices", access: authorized, handler: s.handleOffices(),
-			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("Office"))}},
-		{method: "GET", path: "/api/offices/{id:[0-9]+}", access: authorized, handler: s.handleOffice(),
-			op: op{summary: "One office", tag: "offices", resp: ref("Office"), errs: []int{404}}},
-		{method: "POST", path: "/api/offices", access: perm(account.OfficesEdit), handler: s.handleCreateOffice(),
-			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeInput"), ok: 201, resp: ref("Office"), errs: []int{400}}},
-		{method: "PUT", path: "/api/offices/{id:[0-9]+}", access: perm(account.OfficesEdit), handler: s.handleUpdateOffice(),
-			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeInput"), resp: ref("Office"), errs: []int{400, 404}}},
+				tag: "users", ok: 204, errs: []int{403, 404, 501}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/add", access: perm(account.OfferingsEdit), handler: s.handleReviewers(true),
-			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewerChange"),
+			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersIn"),
 				resp: ref("OfferingReviewers"), errs: []int{400, 404}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/remove", access: perm(account.OfferingsEdit), handler: s.handleReviewers(false),
-			op: op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewerChange"),
+			op: op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewersIn"),
 				resp: ref("OfferingReviewers"), errs: []int{400, 404}}},
 	}
 }
 
 // Output.
 
-type addressDTO struct {
-	Address1 string `json:"address1"`
-	Address2 string `json:"address2"`
-	Suburb   string `json:"suburb"`
-	State    string `json:"state"`
-	Postcode string `json:"postcode"`
-	Country  string `json:"country"`
-}
-
-func toAddress(a user.Address) addressDTO { return addressDTO(a) }
-
-type officeDTO struct {
-	ID      int64      `json:"id"`
-	Name    string     `json:"name"`
-	Phone   string     `json:"phone"`
-	Website string     `json:"website"`
-	Active  bool       `json:"active"`
-	Address addressDTO `json:"address"`
-}
-
-func toOffice(o user.Office) officeDTO {
-	return officeDTO{ID: o.ID, Name: o.Name, Phone: o.Phone, Website: o.Website, Active: o.Active, Address: toAddress(o.Address)}
-}
-
-func toOfficePtr(o *user.Office) *officeDTO {
-	if o == nil {
-		return nil
-	}
-	v := toOffice(*o)
-	return &v
-}
-
-// money writes an amount with two places: 150000.00.
-func money(d decimal.Decimal) json.Number {
-	return json.Number(d.StringFixed(remuneration.MoneyPlaces))
-}
-
-// plain writes a ratio without trailing zeros: 0.75, 1, 85.5.
-func plain(d decimal.Decimal) json.Number { return json.Number(d.String()) }
-
-// years writes post-qualification years with two places, null when unknown.
-func years(d *decimal.Decimal) *json.Number {
-	if d == nil {
-		return nil
-	}
-	v := json.Number(d.StringFixed(remuneration.PQYPlaces))
-	return &v
-}
-
-type formattedUserDTO struct {
-	ID                int64       `json:"id"`
-	Email             string      `json:"email"`
-	FirstName         string      `json:"firstName"`
-	LastName          string      `json:"lastName"`
-	FullName          string      `json:"fullName"`
-	BillingRate       json.Number `json:"billingRate"`
-	ProfilePictureURL string      `json:"profilePictureUrl"`
-	ContactNumber     string      `json:"contactNumber"`
-	Active            bool        `json:"active"`
-	Office            *officeDTO  `json:"office"`
-	IsLegal           bool        `json:"isLegal"`
-	IsStaff           bool        `json:"isStaff"`
-	Address           addressDTO  `json:"address"`
-}
-
-func toFormattedUser(u user.User) formattedUserDTO {
-	return formattedUserDTO{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName, FullName: u.FullName(),
-		BillingRate: money(u.BillingRate), ProfilePictureURL: u.ProfilePictureURL, ContactNumber: u.ContactNumber,
-		Active: u.Active, Office: toOfficePtr(u.Office), IsLegal: u.IsLegal, IsStaff: u.IsStaff, Address: toAddress(u.Address)}
-}
-
-type userDTO struct {
-	formattedUserDTO
-	AdmissionDate *Time        `json:"admissionDate"`
-	PQY           *json.Number `json:"pqy"`
-	Roles         []roleDTO    `json:"roles"`
-}
-
-func toUser(p user.Profile) userDTO {
-	return userDTO{formattedUserDTO: toFormattedUser(p.User), AdmissionDate: timePtr(p.AdmissionDate), PQY: years(p.PQY), Roles: toRoles(p.Roles)}
-}
-
-type currentUserDTO struct {
-	ID                               int64       `json:"id"`
-	Email                            string      `json:"email"`
-	ContactNumber                    string      `json:"contactNumber"`
-	FirstName                        string      `json:"firstName"`
-	LastName                         string      `json:"lastName"`
-	ProfilePictureURL                string      `json:"profilePictureUrl"`
-	HasActiveTimer                   bool        `json:"hasActiveTimer"`
-	HasNotifications                 bool        `json:"hasNotifications"`
-	HasActiveDocument                bool        `json:"hasActiveDocument"`
-	HasIncompleteReviewRequest       bool        `json:"hasIncompleteReviewRequest"`
-	HasUnacknowledgedCompletedReview bool        `json:"hasUnacknowledgedCompletedReview"`
-	InvoicesAwaitingApproval         int         `json:"invoicesAwaitingApproval"`
-	InvoicesReadyForProcessing       int         `json:"invoicesReadyForProcessing"`
-	FTELoad                          json.Number `json:"fteLoad"`
-	BillingRate                      json.Number `json:"billingRate"`
-	BillablePercentage               json.Number `json:"billablePercentage"`
-	PQY                              json.Number `json:"pqy"`
-	RemunerationIncSuper             json.Number `json:"remunerationIncSuper"`
-	AdmissionDate                    *Time       `json:"admissionDate"`
-	Office                           *officeDTO  `json:"office"`
-	Address                          addressDTO  `json:"address"`
-}
-
-func toCurrentUser(p user.Profile) currentUserDTO {
-	// The timer, notification, document, review and invoice fields belong
-	// to modules outside this service: always false and 0 here.
-	d := currentUserDTO{ID: p.ID, Email: p.Email, ContactNumber: p.ContactNumber, FirstName: p.FirstName, LastName: p.LastName,
-		ProfilePictureURL: p.ProfilePictureURL, AdmissionDate: timePtr(p.AdmissionDate), Office: toOfficePtr(p.Office), Address: toAddress(p.Address),
-		FTELoad: "0", BillingRate: "0.00", BillablePercentage: "0", RemunerationIncSuper: "0.00", PQY: "0.00"}
-	if r := p.Latest; r != nil {
-		d.FTELoad, d.BillingRate = plain(r.FTELoad), money(r.BillingRate)
-		d.BillablePercentage, d.RemunerationIncSuper = plain(r.BillablePercentage), money(r.RemunerationIncSuper)
-	}
-	if y := years(p.PQY); y != nil {
-		d.PQY = *y
-	}
-	return d
-}
-
-type offeringReviewersDTO struct {
-	OfferingID int64   `json:"offeringId"`
-	UserIDs    []int64 `json:"userIds"`
-}
-
 // Input.
-
-// numberIn is a JSON number field kept as written and parsed afterwards,
-// so that a wrong value is a 400 naming the field. A string holding a
-// number ("150000.00") is accepted too.
-type numberIn struct {
-	set, null bool
-	raw       string
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (n *numberIn) UnmarshalJSON(b []byte) error {
-	n.set = true
-	switch {
-	case string(b) == "null":
-		n.null = true
-	case len(b) > 0 && b[0] == '"':
-		if err := json.Unmarshal(b, &n.raw); err != nil {
-			n.raw = string(b)
-		}
-	default:
-		n.raw = string(b)
-	}
-	return nil
-}
-
-// value parses the number; on failure it records a field error.
-func (n numberIn) value(field string, f domain.FieldErrors) (decimal.Decimal, bool) {
-	d, err := decimal.Parse(strings.TrimSpace(n.raw))
-	if err != nil {
-		f.Add(field, field+" must be a number")
-		return decimal.Decimal{}, false
-	}
-	return d, true
-}
-
-// optional returns the number when given, nil when absent; null is an
-// error since these numbers have no "unknown" value.
-func (n numberIn) optional(field string, f domain.FieldErrors) *decimal.Decimal {
-	if !n.set {
-		return nil
-	}
-	if n.null {
-		f.Add(field, field+" must be a number, not null")
-		return nil
-	}
-	if d, ok := n.value(field, f); ok {
-		return &d
-	}
-	return nil
-}
-
-// required returns the number, recording "field is required" when it is
-// absent or null.
-func (n numberIn) required(field string, f domain.FieldErrors) decimal.Decimal {
-	if !n.set || n.null {
-		f.Add(field, field+" is required")
-		return decimal.Decimal{}
-	}
-	d, _ := n.value(field, f)
-	return d
-}
-
-// dateIn is a date-time field parsed afterwards so that a wrong value is a
-// 400 naming the field.
-type dateIn struct {
-	set, null bool
-	raw       string
-	notString bool
-}
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (d *dateIn) UnmarshalJSON(b []byte) error {
-	d.set = true
-	switch {
-	case string(b) == "null":
-		d.null = true
-	case len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &d.raw) == nil:
-	default:
-		d.notString = true
-	}
-	return nil
-}
-
-// value parses the date-time: the zero time when absent or null.
-func (d dateIn) value(field string, f domain.FieldErrors) time.Time {
-	if !d.set || d.null {
-		return time.Time{}
-	}
-	t, err := parseTime(d.raw)
-	if d.notString || err != nil {
-		f.Add(field, field+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return time.Time{}
-	}
-	return t
-}
-
-// optional returns nil when absent, a pointer to the zero time when null
-// (which removes the value), and the parsed time otherwise.
-func (d dateIn) optional(field string, f domain.FieldErrors) *time.Time {
-	if !d.set {
-		return nil
-	}
-	t := d.value(field, f)
-	return &t
-}
-
-func optString(o Opt[string]) *string {
-	if !o.Set {
-		return nil
-	}
-	return &o.V // null gives "": the field is cleared
-}
-
-func optBool(o Opt[bool], field string, f domain.FieldErrors) *bool {
-	if !o.Set {
-		return nil
-	}
-	if o.Null {
-		f.Add(field, field+" must be true or false, not null")
-		return nil
-	}
-	return &o.V
-}
-
-func optAddress(o Opt[addressDTO]) *user.Address {
-	if !o.Set {
-		return nil
-	}
-	a := user.Address(o.V) // null gives an empty address
-	return &a
-}
-
-type userIn struct {
-	Email             Opt[string]     `json:"email"`
-	FirstName         Opt[string]     `json:"firstName"`
-	LastName          Opt[string]     `json:"lastName"`
-	ContactNumber     Opt[string]     `json:"contactNumber"`
-	ProfilePictureURL Opt[string]     `json:"profilePictureUrl"`
-	BillingRate       numberIn        `json:"billingRate"`
-	Active            Opt[bool]       `json:"active"`
-	IsLegal           Opt[bool]       `json:"isLegal"`
-	IsStaff           Opt[bool]       `json:"isStaff"`
-	OfficeID          Opt[int64]      `json:"officeId"`
-	Address           Opt[addressDTO] `json:"address"`
-	AdmissionDate     dateIn          `json:"admissionDate"`
-	Password          Opt[string]     `json:"password"`
-	RoleIDs           Opt[[]int64]    `json:"roleIds"`
-}
-
-// input converts the body, reporting values of the wrong kind by field.
-func (in userIn) input() (user.Input, error) {
-	f := domain.FieldErrors{}
-	var out user.Input
-	p := &out.Patch
-	p.Email, p.FirstName, p.LastName = optString(in.Email), optString(in.FirstName), optString(in.LastName)
-	p.ContactNumber, p.ProfilePictureURL = optString(in.ContactNumber), optString(in.ProfilePictureURL)
-	p.BillingRate = in.BillingRate.optional("billingRate", f)
-	p.Active, p.IsLegal, p.IsStaff = optBool(in.Active, "active", f), optBool(in.IsLegal, "isLegal", f), optBool(in.IsStaff, "isStaff", f)
-	if in.OfficeID.Set {
-		p.OfficeID = &in.OfficeID.V // null gives 0: no office
-	}
-	p.Address = optAddress(in.Address)
-	p.AdmissionDate = in.AdmissionDate.optional("admissionDate", f)
-	if in.Password.Set && !in.Password.Null {
-		out.Password = &in.Password.V
-	}
-	if in.RoleIDs.Set && !in.RoleIDs.Null {
-		ids := in.RoleIDs.V
-		if ids == nil {
-			ids = []int64{}
-		}
-		out.RoleIDs = &ids
-	}
-	return out, f.Err()
-}
 
 // userFilter reads the user filter's query parameters.
 func userFilter(q url.Values, f domain.FieldErrors) user.Filter {
@@ -578,14 +200,8 @@ func (s *server) handleResetTOTP() http.HandlerFunc {
 }
 
 func (s *server) handleChangePassword() http.HandlerFunc {
-	// Only id and password are read; the other fields of the spec's input
-	// are ignored, whatever their type.
-	type request struct {
-		ID       int64  `json:"id"`
-		Password string `json:"password"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		var in request
+		var in changePasswordIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return
@@ -595,87 +211,15 @@ func (s *server) handleChangePassword() http.HandlerFunc {
 	}
 }
 
-type officeIn struct {
-	Name    Opt[string]     `json:"name"`
-	Phone   Opt[string]     `json:"phone"`
-	Website Opt[string]     `json:"website"`
-	Active  Opt[bool]       `json:"active"`
-	Address Opt[addressDTO] `json:"address"`
-}
-
-func (in officeIn) patch() (user.OfficePatch, error) {
-	f := domain.FieldErrors{}
-	p := user.OfficePatch{Name: optString(in.Name), Phone: optString(in.Phone), Website: optString(in.Website),
-		Active: optBool(in.Active, "active", f), Address: optAddress(in.Address)}
-	return p, f.Err()
-}
-
-func (s *server) handleOffices() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		os, err := s.svc.Users.Offices(r.Context())
-		out := make([]officeDTO, len(os))
-		for i, o := range os {
-			out[i] = toOffice(o)
-		}
-		s.reply(w, r, http.StatusOK, out, err)
-	}
-}
-
-func (s *server) handleOffice() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		o, err := s.svc.Users.Office(r.Context(), id)
-		s.reply(w, r, http.StatusOK, toOffice(o), err)
-	}
-}
-
-func (s *server) handleCreateOffice() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		p, err := decodeAs(r, officeIn.patch)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		o, err := s.svc.Users.CreateOffice(r.Context(), p)
-		if err == nil {
-			w.Header().Set("Location", "/api/offices/"+itoa(o.ID))
-		}
-		s.reply(w, r, http.StatusCreated, toOffice(o), err)
-	}
-}
-
-func (s *server) handleUpdateOffice() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, "id")
-		var p user.OfficePatch
-		if err == nil {
-			p, err = decodeAs(r, officeIn.patch)
-		}
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		o, err := s.svc.Users.UpdateOffice(r.Context(), id, p)
-		s.reply(w, r, http.StatusOK, toOffice(o), err)
-	}
-}
-
 // handleReviewers adds (add) or removes reviewers of an offering.
 func (s *server) handleReviewers(add bool) http.HandlerFunc {
-	type request struct {
-		UserIDs []int64 `json:"userIds"`
-	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, "id")
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		var in request
+		var in reviewersIn
 		if err := decode(r, &in); err != nil {
 			s.fail(w, r, err)
 			return

@@ -1,7 +1,8 @@
 // Package apptest runs a real Counsel service for tests: the composition
 // root over a temporary SQLite file (or a PostgreSQL schema, see Engine), served by httptest, with a fake clock,
 // one-time passwords in responses and rate limits off. Tests talk to it
-// over HTTP only, as clients do.
+// over HTTP only, as clients do, and every exchange is checked against the
+// served /openapi.json (openapitest).
 package apptest
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/http/openapitest"
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/domain/account"
@@ -125,8 +127,9 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		t.Fatalf("start app: %v", err)
 	}
 	s := &Server{App: a, Clock: clock, Config: cfg}
-	// The real server's timeouts and bounds, so attacks meet them.
-	s.Server = &httptest.Server{Listener: ln, Config: app.NewHTTPServer(a.Handler())}
+	// The real server's timeouts and bounds, so attacks meet them; every
+	// exchange is checked against /openapi.json.
+	s.Server = &httptest.Server{Listener: ln, Config: app.NewHTTPServer(openapitest.Handler(t, a.Handler()))}
 	s.Server.Start()
 	t.Cleanup(func() {
 		s.Server.Close()

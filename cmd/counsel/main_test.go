@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/http/openapitest"
 	"counsel/adapters/postgres/pgtest"
 	"counsel/adapters/sqlite"
 
@@ -196,7 +197,7 @@ func call(t *testing.T, method, url, token string, body any) (int, map[string]an
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := openapitest.Client(t).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}

@@ -20,6 +20,12 @@ const (
 	ActionSigningCompleted Action = "signingCompleted"
 )
 
+// AllActions lists every audit action, for the API reference.
+func AllActions() []Action {
+	return []Action{ActionCreated, ActionUpdated, ActionStatusChanged, ActionDocumentAdded, ActionDocumentRemoved,
+		ActionSubmittedForSigning, ActionSigningEvent, ActionDeleted, ActionSigningCompleted}
+}
+
 // AuditEntry is one line of a contract's history. Entries outlive the
 // contract: deleting a Draft keeps its trail.
 type AuditEntry struct {

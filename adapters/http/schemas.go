@@ -1,0 +1,347 @@
+package http
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"counsel/domain/account"
+	"counsel/domain/contract"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3gen"
+)
+
+// The reference's component schemas are generated from the Go types the
+// handlers encode and decode (kin-openapi's openapi3gen), so the field
+// lists exist once, in the struct tags. Hints the types cannot carry are
+// struct tags too:
+//
+//	doc:"..."       the field's description
+//	enum:"a,b"      the values a string may take
+//	ref:"Name"      the field is the named schema (an enumeration)
+//	required:"true" an input field the server requires
+//
+// Every field of an output type is required (always written); an input
+// type (its Go name ends in In) requires only what its tags say. Pointer
+// and Opt fields are nullable.
+
+// component is a named schema and the Go type it is generated from.
+type component struct {
+	name    string
+	typ     reflect.Type
+	require []string // when set, the required fields instead of the tags'
+}
+
+// components lists the named schemas generated from Go types.
+func components() []component {
+	c := func(name string, t reflect.Type, require ...string) component { return component{name, t, require} }
+	return []component{
+		c("Problem", typeOf[problem]()),
+		c("OtpIn", typeOf[otpIn]()),
+		c("OtpResult", typeOf[otpResult]()),
+		c("LoginIn", typeOf[loginIn]()),
+		c("IdpLoginIn", typeOf[idpLoginIn]()),
+		c("RefreshIn", typeOf[refreshIn]()),
+		c("LogoutIn", typeOf[logoutIn]()),
+		c("TokenResult", typeOf[tokenResult]()),
+		c("TotpStatus", typeOf[totpStatusDTO]()),
+		c("TotpEnrolment", typeOf[totpEnrolmentDTO]()),
+		c("TotpConfirmIn", typeOf[totpConfirmIn]()),
+		c("TotpRecoveryCodes", typeOf[totpRecoveryCodesDTO]()),
+		c("TotpDisableIn", typeOf[totpDisableIn]()),
+		c("Role", typeOf[roleDTO]()),
+		c("RoleIn", typeOf[roleIn]()),
+		c("Address", typeOf[addressDTO]()),
+		c("AddressIn", typeOf[addressIn]()),
+		c("Office", typeOf[officeDTO]()),
+		c("OfficeIn", typeOf[officeIn]()),
+		c("FormattedUser", typeOf[formattedUserDTO]()),
+		c("FormattedUserPage", typeOf[page[formattedUserDTO]]()),
+		c("User", typeOf[userDTO]()),
+		c("UserIn", typeOf[userIn]()),
+		c("UserCreateIn", typeOf[userIn](), "email", "firstName"),
+		c("CurrentUser", typeOf[currentUserDTO]()),
+		c("ChangePasswordIn", typeOf[changePasswordIn]()),
+		c("ReviewersIn", typeOf[reviewersIn]()),
+		c("OfferingReviewers", typeOf[offeringReviewersDTO]()),
+		c("Staff", typeOf[staffDTO]()),
+		c("Remuneration", typeOf[remunerationDTO]()),
+		c("RemunerationPage", typeOf[page[remunerationDTO]]()),
+		c("RemunerationIn", typeOf[remunerationIn]()),
+		c("PqeAdjustment", typeOf[pqeAdjustmentDTO]()),
+		c("PqeAdjustmentPage", typeOf[page[pqeAdjustmentDTO]]()),
+		c("PqeAdjustmentIn", typeOf[pqeAdjustmentIn]()),
+		c("Contract", typeOf[contractDTO]()),
+		c("ContractListItem", typeOf[contractListDTO]()),
+		c("ContractListItemPage", typeOf[page[contractListDTO]]()),
+		c("ContractCreate", typeOf[contractIn](), "contractName"),
+		c("ContractEdit", typeOf[contractIn]()),
+		c("ContractStatusChange", typeOf[statusChangeIn]()),
+		c("ContractStatusResults", typeOf[statusResultsDTO]()),
+		c("ContractHistoryEntry", typeOf[historyDTO]()),
+		c("ContractHistoryEntryPage", typeOf[page[historyDTO]]()),
+		c("ContractDocument", typeOf[documentDTO]()),
+		c("ContractDocumentList", typeOf[documentListDTO]()),
+		c("SigningSubmitter", typeOf[signingSubmitterDTO]()),
+		c("SigningSubmission", typeOf[signingSubmissionDTO]()),
+		c("SigningSubmissionList", typeOf[signingSubmissionListDTO]()),
+		c("SigningTemplate", typeOf[signingTemplateDTO]()),
+		c("SigningTemplateDocument", typeOf[signingTemplateDocumentDTO]()),
+		c("SigningSubmitterIn", typeOf[signingSubmitterIn]()),
+		c("SigningSubmitForSigningIn", typeOf[submitForSigningIn]()),
+		c("SigningCreateSubmissionsIn", typeOf[createSubmissionsIn]()),
+		c("SigningBuilderToken", typeOf[builderTokenDTO]()),
+		c("SigningVerification", typeOf[verificationDTO]()),
+		c("SigningWebhookResult", typeOf[webhookResultDTO]()),
+	}
+}
+
+// enumerations are the named enumerations, from the domain's value lists,
+// and the two request shapes that are unions.
+func enumerations() map[string]js {
+	var types []string
+	for _, t := range problemTypes {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	var actions []string
+	for _, a := range contract.AllActions() {
+		actions = append(actions, string(a))
+	}
+	statusDesc := "a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
+	typeDesc := "a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
+	return map[string]js{
+		"ProblemType":    described(enum(types...), "the kind of problem; one type per status"),
+		"ContractStatus": described(enum(statusNames()...), statusDesc),
+		"ContractType":   described(enum(typeNames()...), typeDesc),
+		"ContractAction": enum(actions...),
+		"Permissions":    arrayOf(enum(account.AllPermissionSet.Names()...)),
+		"PermissionsIn": js{"description": "the new permission set: an array of names, or an object with a permissions array",
+			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},
+	}
+}
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+var (
+	timeType     = typeOf[Time]()
+	numberType   = typeOf[json.Number]()
+	numberInType = typeOf[numberIn]()
+	dateInType   = typeOf[dateIn]()
+	templateType = typeOf[templateIDIn]()
+	textType     = typeOf[textIn]()
+	codeType     = typeOf[codeIn]()
+	idType       = typeOf[idIn]()
+	idsType      = typeOf[idsIn]()
+)
+
+// isOpt tells the Opt[T] instances.
+func isOpt(t reflect.Type) bool {
+	return t.PkgPath() == timeType.PkgPath() && strings.HasPrefix(t.Name(), "Opt[")
+}
+
+// generate returns the schemas of components, as JSON Schema 2020-12
+// (OpenAPI 3.1): a nullable value is an anyOf with null.
+func generate(components []component) (map[string]js, error) {
+	names := map[reflect.Type]string{}
+	for _, c := range components {
+		if _, ok := names[c.typ]; !ok { // a type's first name is the one referred to
+			names[c.typ] = c.name
+		}
+	}
+	out := map[string]js{}
+	for _, c := range components {
+		s, err := schemaOfType(c.typ, names)
+		if err != nil {
+			return nil, fmt.Errorf("schema %s: %w", c.name, err)
+		}
+		if c.require != nil {
+			s["required"] = c.require
+			props, _ := s["properties"].(js)
+			for _, n := range c.require { // required, so not null either
+				if p, ok := props[n].(js); ok {
+					if alts, ok := p["anyOf"].([]any); ok && len(alts) == 2 {
+						props[n] = alts[0]
+					}
+				}
+			}
+		}
+		out[c.name] = s
+	}
+	return out, nil
+}
+
+// schemaOfType generates t's schema; the named types inside it become
+// references.
+func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) {
+	var customize openapi3gen.SchemaCustomizerFn
+	customize = func(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+		nullable := s.Nullable
+		switch {
+		case t == timeType:
+			*s = openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "date-time"}
+		case t == numberType:
+			*s = openapi3.Schema{Type: &openapi3.Types{"number"}, Format: "double"}
+		case t == numberInType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(numberInSchema())}}
+			nullable = false
+		case t == textType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(str())}}
+		case t == idType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(integer())}}
+		case t == idsType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": arrayOf(integer())}}
+		case t == codeType:
+			values := map[string][]string{"ContractType": typeNames(), "ContractStatus": statusNames()}[tag.Get("names")]
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(coded(values...))}}
+		case t == templateType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": js{"anyOf": []any{integer(), str()}}}}
+		case t == dateInType:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(dateInSchema())}}
+			nullable = false
+		case isOpt(t):
+			inner, err := schemaOfType(t.Field(2).Type, names)
+			if err != nil {
+				return err
+			}
+			if n, ok := names[t.Field(2).Type]; ok {
+				inner = ref(n)
+			}
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(inner)}}
+			nullable = false
+		case names[t] != "" && t != root:
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": ref(names[t])}}
+		case t.Kind() == reflect.Struct:
+			input := strings.HasSuffix(t.Name(), "In") || t.Name() == "" // anonymous structs are parts of inputs
+			s.Required = nil
+			for i := range t.NumField() {
+				f := t.Field(i)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if name == "" || name == "-" {
+					if f.Anonymous { // embedded: its fields are the parent's
+						for j := range f.Type.NumField() {
+							n, _, _ := strings.Cut(f.Type.Field(j).Tag.Get("json"), ",")
+							if n != "" && n != "-" && !input {
+								s.Required = append(s.Required, n)
+							}
+						}
+					}
+					continue
+				}
+				if (!input && !strings.Contains(f.Tag.Get("json"), "omitempty")) || f.Tag.Get("required") == "true" {
+					s.Required = append(s.Required, name)
+				}
+			}
+		}
+		if r := tag.Get("ref"); r != "" {
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": ref(r)}}
+		}
+		if e := tag.Get("enum"); e != "" && s.Type.Is("string") {
+			for _, v := range strings.Split(e, ",") {
+				s.Enum = append(s.Enum, v)
+			}
+		}
+		if d := tag.Get("doc"); d != "" {
+			s.Description = d
+		}
+		s.Nullable = nullable
+		return nil
+	}
+	g := openapi3gen.NewGenerator(openapi3gen.SchemaCustomizer(customize))
+	sr, err := g.GenerateSchemaRef(root)
+	if err != nil {
+		return nil, err
+	}
+	inline(sr, map[*openapi3.Schema]bool{})
+	b, err := json.Marshal(sr.Value)
+	if err != nil {
+		return nil, err
+	}
+	var m js
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return to31(m), nil
+}
+
+// nullable2 marks a schema as accepting null for to31.
+func nullable2(s js) js { return js{"x-nullable-of": s} }
+
+// to31 rewrites openapi3gen's OpenAPI 3.0 output as 3.1: nullable
+// becomes a union with null, and the schemas the customizer set
+// (x-schema) replace their placeholders, keeping a description.
+func to31(m js) js {
+	if x, ok := m["x-schema"].(js); ok {
+		out := js{}
+		for k, v := range to31(x) {
+			out[k] = v
+		}
+		if d, ok := m["description"]; ok {
+			out["description"] = d
+		}
+		if m["nullable"] == true {
+			out = nullable(out)
+		}
+		return out
+	}
+	if x, ok := m["x-nullable-of"].(js); ok {
+		return nullable(to31(x))
+	}
+	for k, v := range m {
+		switch t := v.(type) {
+		case js:
+			m[k] = to31(t)
+		case []any:
+			for i, e := range t {
+				if ej, ok := e.(js); ok {
+					t[i] = to31(ej)
+				}
+			}
+		}
+	}
+	// openapi3gen hands a field's tag to its items and values too.
+	for _, k := range []string{"items", "additionalProperties"} {
+		if c, ok := m[k].(js); ok && c["description"] == m["description"] {
+			delete(c, "description")
+		}
+	}
+	if m["nullable"] == true {
+		delete(m, "nullable")
+		d, hasDesc := m["description"]
+		delete(m, "description")
+		n := nullable(m)
+		if hasDesc {
+			n["description"] = d
+		}
+		return n
+	}
+	delete(m, "nullable")
+	return m
+}
+
+// inline clears the names openapi3gen gives every schema as a reference:
+// the references of the reference are the customizer's.
+func inline(sr *openapi3.SchemaRef, seen map[*openapi3.Schema]bool) {
+	if sr == nil {
+		return
+	}
+	sr.Ref = ""
+	s := sr.Value
+	if s == nil || seen[s] {
+		return
+	}
+	seen[s] = true
+	for _, p := range s.Properties {
+		inline(p, seen)
+	}
+	inline(s.Items, seen)
+	inline(s.AdditionalProperties.Schema, seen)
+	for _, l := range []openapi3.SchemaRefs{s.AnyOf, s.OneOf, s.AllOf} {
+		for _, x := range l {
+			inline(x, seen)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"counsel/adapters/http/apiclient"
+	"counsel/app/apptest"
+
+	"github.com/matryer/is"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+)
+
+// TestGeneratedClient drives a sign-in, a user creation and a contract
+// through the client oapi-codegen generates from /openapi.json.
+func TestGeneratedClient(t *testing.T) {
+	is := is.New(t)
+	s := apptest.New(t)
+	ctx := context.Background()
+	c, err := apiclient.NewClientWithResponses(s.URL)
+	is.NoErr(err)
+
+	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpIn{Email: apptest.AdminEmail})
+	is.NoErr(err)
+	is.Equal(otp.StatusCode(), 200)
+	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginIn{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
+	is.NoErr(err)
+	is.Equal(login.StatusCode(), 200)
+	bearer := func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+login.JSON200.AccessToken)
+		return nil
+	}
+
+	var admitted apiclient.UserCreateIn_AdmissionDate
+	is.NoErr(admitted.FromUserCreateInAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
+	var rate apiclient.UserCreateIn_BillingRate
+	is.NoErr(rate.FromUserCreateInBillingRate1("450.00"))
+	password, last := "jane-password-1", "Doe"
+	user, err := c.PostApiUsersWithResponse(ctx, apiclient.UserCreateIn{
+		Email: "jane.doe@firm.example", FirstName: "Jane", LastName: &last, Password: &password,
+		AdmissionDate: &admitted, BillingRate: &rate,
+	}, bearer)
+	is.NoErr(err)
+	is.Equal(user.StatusCode(), 201)
+	is.Equal(user.JSON201.FullName, "Jane Doe")
+	is.Equal(user.Headers201.Location, "/api/users/"+strconv.FormatInt(user.JSON201.Id, 10))
+
+	var amount apiclient.ContractCreate_Amount
+	is.NoErr(amount.FromContractCreateAmount1("42000.5"))
+	var kind apiclient.ContractCreate_ContractType
+	is.NoErr(kind.FromContractCreateContractType0("license agreement"))
+	matter := int64(17)
+	created, err := c.PostApiContractsWithResponse(ctx, apiclient.ContractCreate{
+		ContractName: "Office lease", Amount: &amount, ContractType: &kind, MatterId: &matter,
+	}, bearer)
+	is.NoErr(err)
+	is.Equal(created.StatusCode(), 201)
+	got, err := c.GetApiContractsIdWithResponse(ctx, strconv.FormatInt(created.JSON201.Id, 10), bearer)
+	is.NoErr(err)
+	is.Equal(got.StatusCode(), 200)
+	is.Equal(got.JSON200.ContractName, "Office lease")
+	is.Equal(string(got.JSON200.Status), "Draft")
+	is.True(got.JSON200.Amount != nil)
+	is.Equal(*got.JSON200.Amount, 42000.5)
+
+	anonymous, err := c.GetApiContractsIdWithResponse(ctx, "1")
+	is.NoErr(err)
+	is.Equal(anonymous.StatusCode(), 401)
+	is.Equal(anonymous.ApplicationproblemJSON401.Type, apiclient.ProblemType("/problems/unauthorized"))
+}
