@@ -143,7 +143,7 @@ func TestRoleCRUD(t *testing.T) {
 		is.NoErr(err)                                                                                  // holder's roles
 		is.Equal(roleNames(ur), []string{"Staff"})                                                     // the deleted role is no longer held
 		is.Equal(scalar[int](t, db, "SELECT count(*) FROM role_permissions WHERE role_id = ?", id), 0) // its permissions are gone
-		is.Equal(code(s.DeleteRole(ctx, id, nil, keepRole)), domain.ENOTFOUND)                                        // twice
+		is.Equal(code(s.DeleteRole(ctx, id, nil, keepRole)), domain.ENOTFOUND)                         // twice
 	})
 }
 
@@ -196,13 +196,17 @@ func TestLastAdminGuard(t *testing.T) {
 			return err
 		}, domain.ECONFLICT},
 		{"deleting the only admin role", nil,
-			func(db *DB, s *RoleStore) error { return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole) }, domain.ECONFLICT},
+			func(db *DB, s *RoleStore) error {
+				return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
+			}, domain.ECONFLICT},
 		{"deleting it when a second admin holds another admin role", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
 				t.Fatal(err)
 			}
 			addUser(t, as, "root@example.com", "Root")
-		}, func(db *DB, s *RoleStore) error { return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole) }, ""},
+		}, func(db *DB, s *RoleStore) error {
+			return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
+		}, ""},
 		{"removing the role from the only admin", nil,
 			func(db *DB, s *RoleStore) error {
 				return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"), nil, keepRole)
@@ -299,8 +303,8 @@ func TestUserRoles(t *testing.T) {
 
 	is.NoErr(s.RemoveUserRole(ctx, uid, staff, nil, keepRole)) // remove
 	rs, _ = s.UserRoles(ctx, uid)
-	is.Equal(roleNames(rs), []string{"Partner"}) // removed
-	is.NoErr(s.RemoveUserRole(ctx, uid, staff, nil, keepRole))  // a role not held: no error
+	is.Equal(roleNames(rs), []string{"Partner"})               // removed
+	is.NoErr(s.RemoveUserRole(ctx, uid, staff, nil, keepRole)) // a role not held: no error
 	is.NoErr(s.RemoveUserRole(ctx, uid, partner.ID, nil, keepRole))
 	rs, err = s.UserRoles(ctx, uid)
 	is.NoErr(err)                       // a user without roles

@@ -249,13 +249,13 @@ func TestUserStoreDelete(t *testing.T) {
 	is.Equal(count, int64(1))              // only the administrator
 	is.Equal(names(us), []string{"Admin"}) // gone from lists
 	rs, _, err := s.Users(ctx, user.Filter{Limit: 10, Reviewers: true})
-	is.NoErr(err)                                                  // reviewers
-	is.Equal(len(rs), 0)                                           // gone from reviewers
+	is.NoErr(err)                                                            // reviewers
+	is.Equal(len(rs), 0)                                                     // gone from reviewers
 	is.Equal(code(s.DeleteUser(ctx, p.ID, now, keepUser)), domain.ENOTFOUND) // deleted once
 
 	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil)
-	is.NoErr(err)                                               // the email may be used again
-	is.True(again.ID != p.ID)                                   // by a new user
+	is.NoErr(err)                                                         // the email may be used again
+	is.True(again.ID != p.ID)                                             // by a new user
 	is.Equal(code(s.DeleteUser(ctx, 1, now, keepUser)), domain.ECONFLICT) // the last administrator stays
 }
 
