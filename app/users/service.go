@@ -18,11 +18,18 @@ import (
 // MaxLimit is the largest page a list returns (API-DECISIONS 1).
 const MaxLimit = 100
 
+// RoleLookup is the part of ports.RoleStore the service reads: which
+// roles exist and are system-admin roles, and which a user holds.
+type RoleLookup interface {
+	Role(ctx context.Context, id int64) (account.Role, error)
+	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
+}
+
 // Deps are the ports the service uses.
 type Deps struct {
 	Store ports.UserStore
 	// Roles tells which roles are system-admin roles.
-	Roles ports.RoleStore
+	Roles RoleLookup
 	// Hasher hashes the password of a new user.
 	Hasher ports.PasswordHasher
 	// Passwords changes passwords (the accounts service).
