@@ -38,6 +38,7 @@ func login(t *testing.T, s *apptest.Server, email, password, otp string) *apptes
 }
 
 func TestGetOTP(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	tests := []struct {
 		name   string
@@ -95,6 +96,7 @@ func TestGetOTP(t *testing.T) {
 }
 
 func TestLoginFailuresLookAlike(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
 	used := getOTP(t, s, email)
@@ -139,6 +141,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 func fn(s string) func() string { return func() string { return s } }
 
 func TestOTPRules(t *testing.T) {
+	t.Parallel()
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
 	t.Run("a newer code replaces the older", func(t *testing.T) {
 		is := is.New(t)
@@ -202,6 +205,7 @@ func TestOTPRules(t *testing.T) {
 }
 
 func TestLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 3, 15*time.Minute })
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
@@ -220,6 +224,7 @@ func TestLockout(t *testing.T) {
 }
 
 func TestAuthRateLimitPerAddress(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.AuthRateLimit = 3 })
 	for i := 0; i < 3; i++ {
@@ -234,6 +239,7 @@ func TestAuthRateLimitPerAddress(t *testing.T) {
 }
 
 func TestRefreshAndLogout(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	refresh := func(access, rt string) *apptest.Response {
 		return s.Do(t, "POST", "/api/account/refresh-token", "", map[string]string{"accessToken": access, "refreshToken": rt})
@@ -289,6 +295,7 @@ func TestRefreshAndLogout(t *testing.T) {
 }
 
 func TestConcurrentRefreshExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	tok := s.Login(t, apptest.AdminEmail, apptest.AdminPassword)
@@ -328,6 +335,7 @@ func b64(v any) string {
 }
 
 func TestForgedAccessTokensAreRefused(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	real := s.Admin(t)
 	var jwks struct {
@@ -368,6 +376,7 @@ func TestForgedAccessTokensAreRefused(t *testing.T) {
 }
 
 func TestCommonHeaders(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	for _, p := range []string{"/healthz", "/readyz", "/nope", "/.well-known/jwks.json", "/docs"} {
@@ -384,6 +393,7 @@ func TestCommonHeaders(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.CORSOrigins = []string{"https://app.example.com"} })
 	req, _ := http.NewRequest("OPTIONS", s.URL+"/api/permissions/me", nil)
@@ -421,6 +431,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestOTPDeliveryLog(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var logs syncBuffer
 	s := apptest.New(t, func(c *app.Config) {
@@ -508,6 +519,7 @@ func (s *smtpSink) serve(c net.Conn) {
 }
 
 func TestOTPDeliverySMTP(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	sink := newSMTPSink(t)
 	s := apptest.New(t, func(c *app.Config) {

@@ -139,6 +139,7 @@ func contractFiles(t testing.TB, s *apptest.Server) (docs, tmp []string) {
 }
 
 func TestContractDocuments(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	uid, editor := s.User(t, account.ContractEdit, account.ContractView)
@@ -362,6 +363,7 @@ func TestContractDocuments(t *testing.T) {
 }
 
 func TestContractDocumentLimitPerContract(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)

@@ -79,6 +79,7 @@ func idOf(t *testing.T, r *apptest.Response, want int) int64 {
 // record is always the newest, the case in which SQLite without
 // AUTOINCREMENT hands its id out again.
 func TestIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	db := idsDB(t, s)
@@ -175,6 +176,7 @@ func TestIDsAreNeverReused(t *testing.T) {
 // another contract, and checks that none of the deleted ids comes back:
 // a contract keeps its template's id as its digitalContractId.
 func TestSigningIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)
@@ -208,6 +210,7 @@ func TestSigningIDsAreNeverReused(t *testing.T) {
 // another, and reads both histories: each holds only its own entries
 // (API-DECISIONS 5), and the deleted id stays deleted.
 func TestDeletedContractKeepsItsHistory(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)

@@ -15,6 +15,7 @@ import (
 // case's, run by the store inside the change's transaction, on either
 // engine.
 func TestLastAdministratorRule(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, deleter := s.User(t, account.UsersDelete)

@@ -163,6 +163,7 @@ func parseCurl(t *testing.T, line string, vars map[string]string) curlCommand {
 // against a real server: each answers a 2xx, and (through apptest) every
 // exchange, its JSON body included, validates against /openapi.json.
 func TestREADMEWalkthroughs(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, func(c *app.Config) { c.AdminEmail = "admin@localhost" })
 	vars := map[string]string{"B": s.URL, "PW": apptest.AdminPassword, "ADMIN_PASSWORD": apptest.AdminPassword}
 	lines := readmeCurls(t)

@@ -83,6 +83,7 @@ func totpUser(t testing.TB, s *apptest.Server, email string) (int64, string, str
 }
 
 func TestTOTPEnrolAndConfirm(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	is := is.New(t)
 	_, tok := s.User(t)
@@ -161,6 +162,7 @@ func TestTOTPEnrolAndConfirm(t *testing.T) {
 }
 
 func TestTOTPLogin(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email := "app@example.com"
 	_, _, secret, recovery := totpUser(t, s, email)
@@ -234,6 +236,7 @@ func TestTOTPLogin(t *testing.T) {
 // the step is saved in the transaction that creates the session, so
 // exactly one wins.
 func TestTOTPConcurrentReplay(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	email := "race@example.com"
@@ -258,6 +261,7 @@ func TestTOTPConcurrentReplay(t *testing.T) {
 }
 
 func TestTOTPLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 3, 15*time.Minute })
 	email := "locked@example.com"
@@ -273,6 +277,7 @@ func TestTOTPLockout(t *testing.T) {
 }
 
 func TestTOTPTurnOff(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email := "off@example.com"
 	_, first, secret, recovery := totpUser(t, s, email)
@@ -320,6 +325,7 @@ func TestTOTPTurnOff(t *testing.T) {
 }
 
 func TestTOTPTurnOffCountsTowardLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 2, 15*time.Minute })
 	email := "guess@example.com"
@@ -334,6 +340,7 @@ func TestTOTPTurnOffCountsTowardLockout(t *testing.T) {
 }
 
 func TestTOTPAdminReset(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	editorID, editor := s.User(t, account.UsersEdit)
@@ -372,6 +379,7 @@ func TestTOTPAdminReset(t *testing.T) {
 // user enrols on a response-mode server; a server in each mode then runs
 // on the same database file.
 func TestTOTPGetOTPSilent(t *testing.T) {
+	t.Parallel()
 	base := apptest.New(t)
 	email := "silent@example.com"
 	totpUser(t, base, email)
@@ -409,6 +417,7 @@ func b32decode(s string) ([]byte, error) {
 // for the secret (raw and base32) and the recovery codes, after enrolling,
 // confirming and signing in with a recovery code, and the server log too.
 func TestTOTPDatabaseHoldsNoPlainSecret(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var logs syncBuffer
 	s := apptest.New(t, func(c *app.Config) {

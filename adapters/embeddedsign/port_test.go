@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/sqlite"
+	"counsel/app/apptest"
 	"counsel/domain"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -24,6 +24,7 @@ import (
 // embedded provider over a temporary SQLite file, with the driver acting
 // as the signers through the signing pages' methods.
 func TestSigningProviderSuite(t *testing.T) {
+	t.Parallel()
 	porttest.SigningProvider(t, func(t *testing.T) porttest.SigningDriver {
 		return newHarness(t)
 	})
@@ -46,7 +47,7 @@ func withMailer(m ports.Mailer) option { return func(c *embeddedsign.Config) { c
 
 func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sign.db"))
+	db, err := sqlite.Open(context.Background(), apptest.SQLiteFile(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,7 @@ func (s *smtpSink) messages() []smtpMessage {
 // TestInvitationsThroughSMTP sends the invitations of a preserved-order
 // submission through the real SMTP adapter to a loopback sink.
 func TestInvitationsThroughSMTP(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	sink := newSMTPSink(t)
 	h := newHarness(t, withMailer(smtp.New(smtp.Config{Addr: sink.addr, From: "counsel@example.com", Timeout: 5 * time.Second})))

@@ -138,6 +138,7 @@ func wantIdentity(issuer string) account.ExternalIdentity {
 }
 
 func TestVerifyAcceptsValidTokens(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	now := e.clk.Now()
 	noKid := *e.ecA
@@ -174,6 +175,7 @@ func TestVerifyAcceptsValidTokens(t *testing.T) {
 }
 
 func TestVerifyKeysWithoutAlg(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.OmitKeyAlg(true)
@@ -189,6 +191,7 @@ func TestVerifyKeysWithoutAlg(t *testing.T) {
 }
 
 func TestVerifyGoogleBareIssuer(t *testing.T) {
+	t.Parallel()
 	// Google's issuer, with the keys from the local provider.
 	e := setup(t, func(c *oidc.Config) { c.JWKSURL, c.Issuer = c.Issuer+"/jwks", "https://accounts.google.com" })
 	e.idp.Publish(e.rsaA)
@@ -207,6 +210,7 @@ func TestVerifyGoogleBareIssuer(t *testing.T) {
 }
 
 func TestVerifyRefusesInvalidTokens(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	iss := e.idp.Issuer()
 	now := e.clk.Now()
@@ -273,6 +277,7 @@ func TestVerifyRefusesInvalidTokens(t *testing.T) {
 }
 
 func TestKeyRotationAndRefetchLimit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	ctx := context.Background()
@@ -308,6 +313,7 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 }
 
 func TestJWKSFailureKeepsLastGoodSet(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	ctx := context.Background()
 	is := is.New(t)
@@ -375,6 +381,7 @@ func TestProviderDown(t *testing.T) {
 }
 
 func TestDiscoveryRetriedAfterFailure(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeDiscovery(http.StatusServiceUnavailable, "")
@@ -394,6 +401,7 @@ func TestDiscoveryRetriedAfterFailure(t *testing.T) {
 }
 
 func TestFirstKeyFetchRetried(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeJWKS(http.StatusInternalServerError, "")
@@ -407,6 +415,7 @@ func TestFirstKeyFetchRetried(t *testing.T) {
 }
 
 func TestOversizedResponses(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeJWKS(http.StatusOK, `{"keys":[],"pad":"`+strings.Repeat("x", 2<<20)+`"}`)
@@ -419,6 +428,7 @@ func TestOversizedResponses(t *testing.T) {
 }
 
 func TestMicrosoftTenantDiscovery(t *testing.T) {
+	t.Parallel()
 	tenant := "9188040d-6c67-4c5b-b112-36a304b66dad"
 	e := setup(t, func(c *oidc.Config) { c.Issuer += "/" + tenant + "/v2.0" })
 	base := e.idp.Issuer()
@@ -456,6 +466,7 @@ func TestMicrosoftTenantDiscovery(t *testing.T) {
 }
 
 func TestCodeExchange(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret; c.RedirectURI = oidctest.RedirectURI })
 	idToken := e.mint(e.rsaA, nil)
 	e.idp.AddCode("good", e.mint(e.ecA, map[string]any{"name": "Ada King"}))
@@ -521,6 +532,7 @@ func TestCodeExchange(t *testing.T) {
 }
 
 func TestCodeIgnoredWithoutSecret(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, nil), "whatever")
@@ -529,6 +541,7 @@ func TestCodeIgnoredWithoutSecret(t *testing.T) {
 }
 
 func TestExchangeWithConfiguredJWKSURLStillDiscoversTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret })
 	_ = e.p.Close()
@@ -550,6 +563,7 @@ func TestExchangeWithConfiguredJWKSURLStillDiscoversTokenEndpoint(t *testing.T) 
 }
 
 func TestCloseStopsVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	_ = e.p.Close()
@@ -558,6 +572,7 @@ func TestCloseStopsVerify(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  oidc.Config
@@ -578,6 +593,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestConcurrentVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	tok := e.mint(e.ecA, nil)

@@ -72,6 +72,7 @@ func verify(t testing.TB, e *pdfevidence.Evidence, b []byte) (signing.Verificati
 }
 
 func TestProduceAndVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEvidence(t, "Smith & Partners")
 	combined, audit := produce(t, e, 2, 3)
@@ -125,6 +126,7 @@ func TestProduceAndVerify(t *testing.T) {
 }
 
 func TestUnreadablePDFIsListedNotCombined(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEvidence(t, "Counsel")
 	ev := sampleEvidence(2)
@@ -143,6 +145,7 @@ func TestUnreadablePDFIsListedNotCombined(t *testing.T) {
 }
 
 func TestNewRefusesAMismatchedKey(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	cert, _, err := pdfevidence.NewIdentity("A", at, nil)
 	is.NoErr(err)
@@ -157,6 +160,7 @@ func TestNewRefusesAMismatchedKey(t *testing.T) {
 // TestPopplerAgrees checks the signature with poppler's pdfsig and the
 // certificate's text with pdftotext, when they are installed.
 func TestPopplerAgrees(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pdfsig"); err != nil {
 		t.Skip("pdfsig not found: install poppler-utils to run this test")
 	}

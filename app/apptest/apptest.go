@@ -97,6 +97,9 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 	clock := NewClock(Start)
 	cfg := app.DefaultConfig()
 	cfg.DB = filepath.Join(dir, "counsel.db")
+	if Engine() == "sqlite" {
+		copyMigrated(t, cfg.DB)
+	}
 	if Engine() == "postgres" {
 		cfg.DB = pgtest.URL(t)
 		cfg.SpoolDir = filepath.Join(cfg.DataDir, "tmp")
@@ -138,6 +141,54 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		}
 	})
 	return s
+}
+
+// migrated is an empty SQLite database file with every migration applied,
+// made once per test process: migrating takes a second or two under
+// -race, and every test starts from the same schema. New copies it, and
+// the service opens it as it opens any migrated file.
+var migrated struct {
+	once sync.Once
+	file []byte
+	err  error
+}
+
+// SQLiteFile returns the path of a fresh SQLite database, already
+// migrated, in a temporary folder of t: for tests of adapters over SQLite
+// that would otherwise migrate a new file each.
+func SQLiteFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "counsel.db")
+	copyMigrated(t, path)
+	return path
+}
+
+func copyMigrated(t testing.TB, path string) {
+	t.Helper()
+	migrated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "counsel-apptest-")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		db := filepath.Join(dir, "migrated.db")
+		s, err := app.OpenStores(context.Background(), db, "")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		// Closing checkpoints the write-ahead log into the file.
+		if migrated.err = s.Close(); migrated.err == nil {
+			migrated.file, migrated.err = os.ReadFile(db)
+		}
+	})
+	if migrated.err != nil {
+		t.Fatalf("migrated template database: %v", migrated.err)
+	}
+	if err := os.WriteFile(path, migrated.file, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type testWriter struct{ t testing.TB }

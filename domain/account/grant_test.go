@@ -10,6 +10,7 @@ import (
 )
 
 func TestGrantRules(t *testing.T) {
+	t.Parallel()
 	admin := account.Principal{UserID: 1, SystemAdmin: true, Permissions: account.AllPermissionSet}
 	editor := account.Principal{UserID: 2, Permissions: account.NewPermissionSet(account.RolesEdit, account.UsersEdit, account.ContractView)}
 	sysRole := account.Role{Name: "Administrator", IsSystemAdmin: true}
