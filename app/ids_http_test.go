@@ -104,7 +104,7 @@ func TestIDsAreNeverReused(t *testing.T) {
 		{
 			name: "document",
 			create: func(t *testing.T) int64 {
-				return idOf(t, contractUpload(t, s, admin, parent, "agreement.pdf", contractPDF()), 201)
+				return idOf(t, contractUpload(t, s, admin, parent, "agreement.pdf", porttest.MinimalPDF(1)), 201)
 			},
 			delete: func(t *testing.T, id int64) {
 				is.New(t).Equal(s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d/documents/%d", parent, id), admin, nil).Status, 204)

@@ -14,6 +14,7 @@ import (
 
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/ports/porttest"
 
 	"github.com/pquerna/otp/totp"
 )
@@ -175,7 +176,7 @@ func TestREADMEWalkthroughs(t *testing.T) {
 		switch {
 		case c.file != "":
 			var r io.Reader
-			r, ctype = contractMultipart("file", c.file, bytes.NewReader(contractPDF()))
+			r, ctype = contractMultipart("file", c.file, bytes.NewReader(porttest.MinimalPDF(1)))
 			body = r
 		case c.body != "":
 			// The examples show a code from an earlier answer, or from

@@ -35,7 +35,7 @@ func TestSigningProviderSuite(t *testing.T) {
 type harness struct {
 	p      *embeddedsign.Provider
 	db     *sqlite.DB
-	clock  *fakeClock
+	clock  *porttest.Clock
 	mail   *fakeMailer
 	events *eventLog
 	docs   map[string][]byte
@@ -54,7 +54,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	t.Cleanup(func() { db.Close() })
 	h := &harness{
 		db:     db,
-		clock:  &fakeClock{t: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)},
+		clock:  porttest.NewClock(time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)),
 		mail:   &fakeMailer{},
 		events: &eventLog{},
 		docs: map[string][]byte{
@@ -131,23 +131,6 @@ func (h *harness) Decline(t *testing.T, submissionID, email, reason string) {
 	if _, err := h.p.Decline(ctx, slug, ports.DeclineInput{FormToken: page.FormToken, Reason: reason}); err != nil {
 		t.Fatalf("decline: %v", err)
 	}
-}
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 type email struct{ to, subject, body string }

@@ -19,29 +19,12 @@ import (
 	"counsel/adapters/oidc/oidctest"
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/ports/porttest"
 )
 
 // start is the fake clock's first reading; whole seconds, as NumericDate
 // claims are.
 var start = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
-
-// fakeClock is Config.Now for tests: time moves only when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // keys are the provider keys the tests sign with.
 type keys struct {
@@ -70,7 +53,7 @@ type env struct {
 	keys
 	idp *oidctest.Provider
 	p   *oidc.Provider
-	clk *fakeClock
+	clk *porttest.Clock
 }
 
 // setup starts a local provider publishing rsaA, ecA, ec384A and edA and a
@@ -79,7 +62,7 @@ type env struct {
 func setup(t *testing.T, mod func(*oidc.Config)) *env {
 	t.Helper()
 	idp := oidctest.New(t)
-	e := &env{keys: newKeys(idp), idp: idp, clk: &fakeClock{t: start}}
+	e := &env{keys: newKeys(idp), idp: idp, clk: porttest.NewClock(start)}
 	cfg := oidc.Config{Issuer: idp.Issuer(), ClientID: oidctest.ClientID, Now: e.clk.Now, Timeout: 2 * time.Second}
 	if mod != nil {
 		mod(&cfg)
@@ -287,7 +270,7 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 	is.Equal(e.idp.Hits().JWKS, 1) // fetched once
 
 	e.idp.Publish(e.rsaA, e.rsaB) // the provider rotates in rsaB
-	e.clk.Add(5 * time.Second)
+	e.clk.Advance(5 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
 	is.NoErr(err)                  // unknown kid: refetched and accepted
 	is.Equal(e.idp.Hits().JWKS, 2) // one refetch
@@ -296,13 +279,13 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 	is.NoErr(err)                  // now known
 	is.Equal(e.idp.Hits().JWKS, 2) // from the cache
 
-	e.clk.Add(30 * time.Second)
+	e.clk.Advance(30 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // still unknown
 	is.Equal(e.idp.Hits().JWKS, 2)            // within a minute of the last refetch: none
 
 	e.idp.Publish(e.rsaB, e.rsaC)
-	e.clk.Add(31 * time.Second)
+	e.clk.Advance(31 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
 	is.NoErr(err)                  // a minute later the refetch is allowed
 	is.Equal(e.idp.Hits().JWKS, 3) // one more fetch
@@ -332,7 +315,7 @@ func TestJWKSFailureKeepsLastGoodSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			tt.breakIt(e.idp)
-			e.clk.Add(2 * time.Minute)
+			e.clk.Advance(2 * time.Minute)
 			hits := e.idp.Hits().JWKS
 			_, err := e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
 			is.Equal(code(err), domain.EUPSTREAM) // unknown kid and no keys to be had

@@ -27,37 +27,15 @@ import (
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/domain/account"
+	"counsel/ports/porttest"
 )
 
-// Clock is a fake clock that tests move by hand.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// Clock is the fake clock tests move by hand (porttest.Clock, shared
+// with the adapters' tests).
+type Clock = porttest.Clock
 
 // NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{now: t.UTC()} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// Set puts the clock at t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t.UTC()
-	c.mu.Unlock()
-}
+func NewClock(t time.Time) *Clock { return porttest.NewClock(t) }
 
 // AdminEmail and AdminPassword are the bootstrap administrator's.
 const (
