@@ -75,6 +75,9 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 	clock := NewClock(Start)
 	cfg := app.DefaultConfig()
 	cfg.DB = filepath.Join(dir, "counsel.db")
+	// Before SpoolDir, which lies inside it: every test has its own, so
+	// tests running in parallel do not see each other's uploads.
+	cfg.DataDir = filepath.Join(dir, "data")
 	if Engine() == "sqlite" {
 		copyMigrated(t, cfg.DB)
 	}
@@ -85,7 +88,6 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 			t.Fatal(err)
 		}
 	}
-	cfg.DataDir = filepath.Join(dir, "data")
 	cfg.AdminEmail, cfg.AdminPassword = AdminEmail, AdminPassword
 	cfg.OTPResendInterval, cfg.OTPHourlyLimit, cfg.AuthRateLimit = 0, 0, 0
 	cfg.Clock = clock
