@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/smtp/smtptest"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
@@ -387,10 +388,10 @@ func TestTOTPGetOTPSilent(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			is := is.New(t)
 			var logs syncBuffer
-			sink := newSMTPSink(t)
+			sink := smtptest.New(t)
 			s := apptest.New(t, func(c *app.Config) {
 				c.DB = base.Config.DB
-				c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = mode, sink.ln.Addr().String(), "counsel@example.com"
+				c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = mode, sink.Addr(), "counsel@example.com"
 				c.OTPResendInterval = 30 * time.Second
 				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			})
@@ -402,9 +403,7 @@ func TestTOTPGetOTPSilent(t *testing.T) {
 			is.Equal(r.Status, 429) // throttled like any email
 			s.App.Accounts.Wait()
 			is.True(!strings.Contains(logs.String(), "otp=")) // nothing logged
-			sink.mu.Lock()
-			is.Equal(len(sink.msgs), 0) // nothing mailed
-			sink.mu.Unlock()
+			is.Equal(len(sink.Messages()), 0)                 // nothing mailed
 		})
 	}
 }
