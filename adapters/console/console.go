@@ -22,6 +22,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"counsel/domain/account"
+	"counsel/domain/contract"
 	"counsel/ports"
 )
 
@@ -32,9 +33,27 @@ type Services struct {
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
+	// Contracts and Signing run the contract pages; nil leaves them out.
+	Contracts ContractService
+	Signing   ports.SigningService
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+}
+
+// ContractService is the contract use case with the questions only the
+// console asks (app/contracts answers them).
+type ContractService interface {
+	ports.ContractService
+	// StatusChoices returns a contract and the statuses the caller may
+	// move it to by hand (none without ContractEdit).
+	StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error)
+	// Counters counts Drafts, contracts waiting for signatures and Signed
+	// ones ending within 30 days.
+	Counters(ctx context.Context) (drafts, waiting, expiring int64, err error)
+	// RemoveDocumentOutsideSigning removes a document unless the contract
+	// is out for signature (ECONFLICT with the reason).
+	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error
 }
 
 // IdentityProvider is the console's side of identity-provider sign-in.
@@ -106,7 +125,11 @@ func NewHandler(svc Services, opts Options) http.Handler {
 		c.errorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This page does not accept that request.")
 	})
 	r.PathPrefix("/console/static/").Handler(staticHandler())
-	for _, rt := range c.routes() {
+	rts := c.routes()
+	if svc.Contracts != nil && svc.Signing != nil {
+		rts = append(rts, c.contractRoutes()...)
+	}
+	for _, rt := range rts {
 		h := c.guard(rt)
 		r.Handle(rt.path, h).Methods(rt.method)
 	}
@@ -118,6 +141,9 @@ type route struct {
 	method string
 	path   string
 	public bool                 // no session needed (sign-in)
+	// multipart routes read their own body, CSRF token first (uploads
+	// stream; the guard does not parse them).
+	multipart bool
 	perms  []account.Permission // all needed, besides the use case's own check
 	h      func(w http.ResponseWriter, r *http.Request, p *page)
 }
@@ -230,6 +256,10 @@ func (c *console) guard(rt route) http.Handler {
 					"The request did not come from this site's pages. Go back, reload the page and try again.")
 				return
 			}
+		}
+		// A multipart handler reads the token itself, the body's first
+		// part: uploads stream, so the guard does not parse them.
+		if r.Method == http.MethodPost && !rt.multipart {
 			if err := r.ParseForm(); err != nil {
 				c.errorPage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 				return

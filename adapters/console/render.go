@@ -150,6 +150,35 @@ var funcs = template.FuncMap{
 		return "No"
 	},
 	"itoa": func(n int64) string { return strconv.FormatInt(n, 10) },
+	"amount": func(d *decimal.Decimal) string {
+		if d == nil {
+			return "—"
+		}
+		return money(*d)
+	},
+	"when": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			if !v.IsZero() {
+				return v.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		case *time.Time:
+			if v != nil && !v.IsZero() {
+				return v.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		}
+		return ""
+	},
+	"optid": func(n *int64) string {
+		if n == nil {
+			return "—"
+		}
+		return strconv.FormatInt(*n, 10)
+	},
+	"kb":       func(n int64) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" },
+	"statusIn": statusIn,
+	"inc":      func(n int) int { return n + 1 },
+	"human":    humanEnum,
 	"add":  func(a, b int64) int64 { return a + b },
 }
 
