@@ -140,12 +140,12 @@ func NewHandler(svc Services, opts Options) http.Handler {
 type route struct {
 	method string
 	path   string
-	public bool                 // no session needed (sign-in)
+	public bool // no session needed (sign-in)
 	// multipart routes read their own body, CSRF token first (uploads
 	// stream; the guard does not parse them).
 	multipart bool
-	perms  []account.Permission // all needed, besides the use case's own check
-	h      func(w http.ResponseWriter, r *http.Request, p *page)
+	perms     []account.Permission // all needed, besides the use case's own check
+	h         func(w http.ResponseWriter, r *http.Request, p *page)
 }
 
 const id = "{id:[0-9]+}"

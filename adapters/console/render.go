@@ -179,7 +179,7 @@ var funcs = template.FuncMap{
 	"statusIn": statusIn,
 	"inc":      func(n int) int { return n + 1 },
 	"human":    humanEnum,
-	"add":  func(a, b int64) int64 { return a + b },
+	"add":      func(a, b int64) int64 { return a + b },
 }
 
 // parseTemplates parses every page with the layout.
@@ -270,6 +270,10 @@ func statusOf(code string) int {
 		return http.StatusTooManyRequests
 	case domain.EUPSTREAM:
 		return http.StatusBadGateway
+	case domain.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case domain.EUNSUPPORTED:
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }
@@ -288,7 +292,8 @@ func (c *console) fail(w http.ResponseWriter, r *http.Request, p *page, err erro
 	}
 	setRetry(w, err)
 	titles := map[string]string{domain.EINVALID: "Bad request", domain.EFORBIDDEN: "Not permitted", domain.ENOTFOUND: "Not found",
-		domain.ECONFLICT: "Not possible", domain.ERATELIMITED: "Too many requests", domain.EUPSTREAM: "Provider unavailable"}
+		domain.ECONFLICT: "Not possible", domain.ERATELIMITED: "Too many requests", domain.EUPSTREAM: "Provider unavailable",
+		domain.ETOOLARGE: "Too large", domain.EUNSUPPORTED: "Not supported"}
 	c.errorPage(w, r, statusOf(code), titles[code], domain.ErrorMessage(err))
 }
 
