@@ -35,7 +35,15 @@
       xhr.addEventListener("load", function () {
         var next = xhr.getResponseHeader("X-Counsel-Upload");
         if (xhr.status === 204 && next) {
-          window.location.assign(next);
+          // The next page is usually this one (with the new document):
+          // a change of hash alone would not reload it.
+          var u = new URL(next, window.location.href);
+          if (u.pathname + u.search === window.location.pathname + window.location.search) {
+            window.location.hash = u.hash;
+            window.location.reload();
+          } else {
+            window.location.assign(u.href);
+          }
           return;
         }
         var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
