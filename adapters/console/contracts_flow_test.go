@@ -2,8 +2,10 @@ package console_test
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -210,4 +212,41 @@ func TestContractViewOnly(t *testing.T) {
 	n.signIn(none, "password-123")
 	is.True(!strings.Contains(n.get("/console").Body, `href="/console/contracts"`))
 	is.Equal(n.get("/console/contracts").Status, http.StatusForbidden)
+}
+
+func TestHomeCounters(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	day := func(d int) string { return s.Clock.Now().AddDate(0, 0, d).Format("2006-01-02") }
+	b.createContract("Draft A", nil)
+	b.createContract("Draft B", nil)
+	for _, end := range []int{10, 60} {
+		id := b.createContract(fmt.Sprint("Ends in ", end), url.Values{"endDate": {day(end)}})
+		is.Equal(b.post(fmt.Sprintf("/console/contracts/%d/status", id), url.Values{"status": {"Signed"}}).Status, http.StatusSeeOther)
+	}
+	home := b.get("/console")
+	is.True(strings.Contains(home.Body, "Drafts</a></dt><dd>2</dd>"))
+	is.True(strings.Contains(home.Body, "Waiting for signature</a></dt><dd>0</dd>"))
+	is.True(strings.Contains(home.Body, "Signed, ending within 30 days</a></dt><dd>1</dd>"))
+	// Each counter links to the list it counts.
+	m := regexp.MustCompile(`href="([^"]+)">Signed, ending within 30 days`).FindStringSubmatch(home.Body)
+	is.True(m != nil)
+	list := b.get(html.UnescapeString(m[1]))
+	is.True(strings.Contains(list.Body, "Showing 1–1 of 1"))
+	is.True(strings.Contains(list.Body, ">Ends in 10</a>"))
+}
+
+func TestDocumentTooLarge(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := b.createContract("Big", nil)
+	big := append(porttest.MinimalPDF(1), make([]byte, 20<<20)...)
+	r := b.upload(id, "big.pdf", big, false)
+	is.Equal(r.Status, http.StatusRequestEntityTooLarge)
+	is.True(strings.Contains(r.Body, `id="e-file"`))
+	is.True(strings.Contains(b.get(fmt.Sprintf("/console/contracts/%d", id)).Body, "Documents (0)"))
 }
