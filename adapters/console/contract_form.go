@@ -126,20 +126,7 @@ func contractValues(c contract.Contract) url.Values {
 func contractFilter(q url.Values) (contract.Filter, domain.FieldErrors) {
 	f := domain.FieldErrors{}
 	cf := contract.Filter{Search: strings.TrimSpace(q.Get("Search")), Limit: 20, SortDesc: true}
-	tri := func(name string) *bool {
-		switch q.Get(name) {
-		case "true":
-			b := true
-			return &b
-		case "false":
-			b := false
-			return &b
-		case "":
-			return nil
-		}
-		f.Add(name, name+" must be true, false or empty")
-		return nil
-	}
+	tri := func(name string) *bool { return triField(q, name, f) }
 	for _, s := range q["Status"] {
 		if s == "" {
 			continue

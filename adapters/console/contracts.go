@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -52,11 +51,8 @@ type sortColumn struct {
 
 // contractsData is what the contracts list shows.
 type contractsData struct {
-	Items    []contract.Contract
-	Count    int64
-	From, To int64
-	Prev     string
-	Next     string
+	Items []contract.Contract
+	pager
 	Columns  map[string]sortColumn
 	Statuses []contract.Status
 	Types    []contract.Type
@@ -77,25 +73,7 @@ type bulkResult struct {
 
 // listURL returns /console/contracts with q changed by set.
 func listURL(q url.Values, set map[string]string) string {
-	n := url.Values{}
-	for k, v := range q {
-		for _, x := range v {
-			if x != "" {
-				n[k] = append(n[k], x)
-			}
-		}
-	}
-	for k, v := range set {
-		if v == "" {
-			n.Del(k)
-		} else {
-			n.Set(k, v)
-		}
-	}
-	if len(n) == 0 {
-		return "/console/contracts"
-	}
-	return "/console/contracts?" + n.Encode()
+	return withQuery("/console/contracts", q, set)
 }
 
 // contractsList is the contracts table: the filters live in the query
@@ -127,16 +105,8 @@ func (c *console) contractsList(w http.ResponseWriter, r *http.Request, p *page)
 }
 
 func (c *console) fillList(d *contractsData, q url.Values, f contract.Filter, items []contract.Contract, count int64) {
-	d.Items, d.Count = items, count
-	if len(items) > 0 {
-		d.From, d.To = f.Offset+1, f.Offset+int64(len(items))
-	}
-	if f.Offset > 0 {
-		d.Prev = listURL(q, map[string]string{"Offset": strconv.FormatInt(max(0, f.Offset-f.Limit), 10)})
-	}
-	if f.Offset+int64(len(items)) < count {
-		d.Next = listURL(q, map[string]string{"Offset": strconv.FormatInt(f.Offset+f.Limit, 10)})
-	}
+	d.Items = items
+	d.pager = newPager("/console/contracts", q, f.Offset, f.Limit, len(items), count)
 	d.Columns = map[string]sortColumn{}
 	labels := map[contract.SortField]string{contract.SortContractName: "Name", contract.SortStartDate: "Start", contract.SortEndDate: "End",
 		contract.SortAmount: "Amount", contract.SortCreatedAt: "Created", contract.SortUpdatedAt: "Updated"}
@@ -394,9 +364,6 @@ func (c *console) contractDelete(w http.ResponseWriter, r *http.Request, p *page
 	}
 	c.redirect(w, r, "/console/contracts", "Deleted. Its history is kept.")
 }
-
-// statusIn reports whether s is among list (for the templates).
-func statusIn(s contract.Status, list []contract.Status) bool { return slices.Contains(list, s) }
 
 // humanEnum spells a status or type for people: "WaitingForClientSignature"
 // becomes "Waiting for client signature".

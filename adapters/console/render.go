@@ -175,11 +175,10 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatInt(*n, 10)
 	},
-	"kb":       func(n int64) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" },
-	"statusIn": statusIn,
-	"inc":      func(n int) int { return n + 1 },
-	"human":    humanEnum,
-	"add":      func(a, b int64) int64 { return a + b },
+	"kb":    func(n int64) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" },
+	"inc":   func(n int) int { return n + 1 },
+	"human": humanEnum,
+	"add":   func(a, b int64) int64 { return a + b },
 }
 
 // parseTemplates parses every page with the layout.
