@@ -183,6 +183,9 @@ func (c *console) bulk(ctx context.Context, idList []int64, to contract.Status) 
 	// The statuses before, to tell a change from a contract already there.
 	before := map[int64]contract.Contract{}
 	for _, id := range idList {
+		if len(idList) > contract.MaxBulkIDs {
+			break // the use case refuses so many
+		}
 		if ct, err := c.svc.Contracts.Contract(ctx, id); err == nil {
 			before[id] = ct
 		}
