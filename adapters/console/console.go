@@ -2,9 +2,11 @@
 // the JSON API that calls the same use cases (ports) and holds no rule of
 // its own. Pages are server-rendered html/template whose forms work
 // without JavaScript; htmx (a pinned copy, embedded) only spares reloads
-// where a page gains from it. One file per page group (login.go, users.go,
-// roles.go, offices.go, pay.go, account.go), form parsing in form.go,
-// sessions and CSRF in session.go, templates and assets embedded.
+// where a page gains from it, and static/console-1.js adds upload
+// progress and copy buttons. One file per page group (login.go, users.go,
+// roles.go, offices.go, pay.go, account.go, contracts.go, documents.go,
+// signing.go), form parsing in form.go and contract_form.go, sessions and
+// CSRF in session.go, templates and assets embedded.
 //
 // A console session is a server session in the sessions table, carried by
 // the cookie counsel_session. Every POST carries a CSRF token (an HMAC of
