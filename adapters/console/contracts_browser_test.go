@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/matryer/is"
 
 	"counsel/app/apptest"
@@ -116,6 +117,27 @@ func TestBrowserContracts(t *testing.T) {
 		)
 		is.Equal(strings.Count(result, "Changed to Archived"), 2)
 		axeCheck(t, ctx, axe, "contracts (bulk result)")
+	})
+
+	t.Run("bulk selection by keyboard", func(t *testing.T) {
+		is := is.New(t)
+		var focused string
+		var checked bool
+		run(t, ctx,
+			chromedp.Navigate(base+"/console/contracts?Search=bulk"),
+			chromedp.WaitVisible(`input[name=ids]`, chromedp.ByQuery),
+			chromedp.Focus(`#f-Search`, chromedp.ByID),
+		)
+		// Tab from the search box reaches a row's checkbox; Space ticks it.
+		for range 40 {
+			run(t, ctx, chromedp.KeyEvent(kb.Tab), chromedp.Evaluate(`document.activeElement.name || ""`, &focused))
+			if focused == "ids" {
+				break
+			}
+		}
+		is.Equal(focused, "ids")
+		run(t, ctx, chromedp.KeyEvent(" "), chromedp.Evaluate(`document.activeElement.checked`, &checked))
+		is.True(checked)
 	})
 
 	t.Run("filter without reload", func(t *testing.T) {
