@@ -106,6 +106,7 @@ func (f *forger) sign(alg string, hdr, body func(h map[string]any)) string {
 }
 
 func TestAttackTokens(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	tok := s.Login(t, apptest.AdminEmail, apptest.AdminPassword)
 	f := newForger(t, s, tok.AccessToken)
@@ -165,6 +166,7 @@ func TestAttackTokens(t *testing.T) {
 }
 
 func TestAttackSessions(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	refresh := func(tok apptest.Tokens) *apptest.Response {
 		return s.Do(t, "POST", "/api/account/refresh-token", "", map[string]string{"accessToken": tok.AccessToken, "refreshToken": tok.RefreshToken})
@@ -231,6 +233,7 @@ func TestAttackSessions(t *testing.T) {
 }
 
 func TestAttackOTPAndLockout(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 5, 15*time.Minute })
 	admin := s.Admin(t)
 	usrCreate(t, s, admin, map[string]any{"email": "otp@example.com", "firstName": "O", "password": "otp-password-1"})
@@ -296,6 +299,7 @@ func TestAttackOTPAndLockout(t *testing.T) {
 }
 
 func TestAttackIDOR(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	a, docA := signingContract(t, s, admin, "Contract A", 1)
@@ -340,6 +344,7 @@ func TestAttackIDOR(t *testing.T) {
 }
 
 func TestAttackInjection(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	contractCreate(t, s, admin, map[string]any{"contractName": "Visible"})
@@ -400,6 +405,7 @@ func TestAttackInjection(t *testing.T) {
 }
 
 func TestAttackWebhook(t *testing.T) {
+	t.Parallel()
 	s, ds := docusealFixture(t)
 	admin := s.Admin(t)
 	id, doc := signingContract(t, s, admin, "Webhook", 1)
@@ -553,6 +559,7 @@ func jsonReq(s *apptest.Server, token, method, path, body string) *http.Request 
 }
 
 func TestAttackCORS(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, func(c *app.Config) { c.CORSOrigins = []string{"https://console.firm.example"} })
 	tests := []struct {
 		name, origin string
@@ -584,6 +591,7 @@ func TestAttackCORS(t *testing.T) {
 // document, anonymous and as the administrator, and checks no answer is a
 // 500 or leaks internals.
 func TestAttackErrorBodies(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var doc struct {
@@ -615,6 +623,7 @@ func TestAttackErrorBodies(t *testing.T) {
 // signing with a debug log captured, and checks that no password, code,
 // token or signing link reaches it.
 func TestAttackSecretsInLogs(t *testing.T) {
+	t.Parallel()
 	logs := &syncBuffer{}
 	s := apptest.New(t, func(c *app.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
