@@ -31,25 +31,51 @@ CREATE TABLE contract_postings (
 );
 CREATE INDEX contract_postings_contract ON contract_postings (contract_id);
 
+-- contract_text_words is the distinct words of a search_text: split at
+-- ASCII white space, the separators the Go side refuses in a term it
+-- answers from here.
+CREATE FUNCTION contract_text_words(t text) RETURNS SETOF text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT DISTINCT w FROM unnest(string_to_array(translate(t, E'\t\n\r\f\x0b', '     '), ' ')) w WHERE w <> ''
+$$;
+
 -- contract_words_add indexes the words of cs. New words are inserted in
 -- hash order, so two writers adding the same new words wait on each other
 -- in one order and cannot deadlock; the postings are read back in a
 -- second statement, whose snapshot sees words another writer committed
--- meanwhile (writers run in READ COMMITTED). The separators are the ASCII
--- white space the Go side refuses in a term it answers from here.
+-- meanwhile (writers run in READ COMMITTED).
 CREATE FUNCTION contract_words_add(cs contracts[]) RETURNS void LANGUAGE sql AS $$
 	INSERT INTO contract_words (hash, word)
 		SELECT DISTINCT sha256(convert_to(w, 'UTF8')) AS h, w
-		FROM unnest(cs) c, regexp_split_to_table(c.search_text, '[ \t\n\r\f\v]+') w
-		WHERE w <> ''
+		FROM unnest(cs) c, contract_text_words(c.search_text) w
 		ORDER BY h
 		ON CONFLICT (hash) DO NOTHING;
 	INSERT INTO contract_postings (word_id, status, contract_id)
-		SELECT DISTINCT cw.word_id, c.status, c.id
-		FROM unnest(cs) c, regexp_split_to_table(c.search_text, '[ \t\n\r\f\v]+') w
-		JOIN contract_words cw ON cw.hash = sha256(convert_to(w, 'UTF8'))
-		WHERE w <> '';
+		SELECT cw.word_id, c.status, c.id
+		FROM unnest(cs) c, contract_text_words(c.search_text) w
+		JOIN contract_words cw ON cw.hash = sha256(convert_to(w, 'UTF8'));
 $$;
+
+-- contract_words_rebuild recomputes both tables from contracts, set-based
+-- and with their indexes built at the end: after a bulk load with the
+-- triggers off (counsel copy), ten times faster than contract_words_add
+-- over every contract. It takes the tables' locks until commit.
+CREATE FUNCTION contract_words_rebuild() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE contract_words, contract_postings;
+	ALTER TABLE contract_postings DROP CONSTRAINT contract_postings_pkey;
+	DROP INDEX contract_postings_contract;
+	DROP INDEX contract_words_word;
+	CREATE TEMP TABLE contract_words_load ON COMMIT DROP AS
+		SELECT c.id, c.status, w FROM contracts c, contract_text_words(c.search_text) w;
+	INSERT INTO contract_words (hash, word)
+		SELECT sha256(convert_to(w, 'UTF8')), w FROM (SELECT DISTINCT w FROM contract_words_load) d;
+	INSERT INTO contract_postings (word_id, status, contract_id)
+		SELECT cw.word_id, l.status, l.id FROM contract_words_load l JOIN contract_words cw ON cw.word = l.w;
+	DROP TABLE contract_words_load;
+	ALTER TABLE contract_postings ADD CONSTRAINT contract_postings_pkey PRIMARY KEY (word_id, status, contract_id);
+	CREATE INDEX contract_postings_contract ON contract_postings (contract_id);
+	CREATE INDEX contract_words_word ON contract_words USING gin (word gin_trgm_ops);
+END $$;
 
 -- Statement-level triggers with transition tables: a COPY of 20,000
 -- contracts indexes them in two set-based statements, not 20,000 calls.
@@ -85,7 +111,7 @@ CREATE TRIGGER contract_words_update AFTER UPDATE ON contracts REFERENCING OLD T
 CREATE TRIGGER contract_words_delete AFTER DELETE ON contracts REFERENCING OLD TABLE AS old_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION contract_words_delete();
 
-SELECT contract_words_add(array_agg(c)) FROM contracts c HAVING count(*) > 0;
+SELECT contract_words_rebuild();
 
 -- The per-status counts of 0003, now one statement per statement: each
 -- status's change is summed and applied in status order, so two writers
