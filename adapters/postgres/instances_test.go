@@ -113,7 +113,7 @@ func TestListenReconnects(t *testing.T) {
 	rename("Second")
 	send(name + " 2")
 	is.True(!hears(name+" 2", 300*time.Millisecond)) // lost while down
-	is.Equal(firstName(), "First")                  // so a's cached profile is stale…
+	is.Equal(firstName(), "First")                   // so a's cached profile is stale…
 	now.Add(int64(profileTTL))
 	is.Equal(firstName(), "Second") // …for at most profileTTL
 
