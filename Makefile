@@ -18,7 +18,7 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
-	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m ./app
+	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m ./app ./adapters/console
 
 ## bench: the benchmarks (not part of make test)
 bench:
