@@ -170,64 +170,20 @@ func scanSession(row interface{ Scan(...any) error }, extra ...any) (account.Ses
 	return ss, nil
 }
 
-// refreshState reads what a refresh decides on; lock is "" or a locking
-// clause.
-func refreshState(ctx context.Context, x q, tokenHash []byte, lock string) (account.RefreshState, error) {
-	var used *time.Time
-	var userOK bool
-	ss, err := scanSession(x.row(ctx, `SELECT `+sessionCols+`, t.used_at, u.active AND u.deleted_at IS NULL
-		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-		WHERE t.hash = ?`+lock, tokenHash), &used, &userOK)
-	return account.RefreshState{Session: ss, Used: used != nil, UserActive: userOK}, err
-}
-
-// Refresh implements ports.AccountStore in two round trips in the usual
-// case, against four for a locking transaction (begin, read, write,
-// commit): the state is read without a lock, and a rotation
-// is one statement that marks the token used only if it still is unused
-// and its session unrevoked, and inserts the new token only then. Of two
-// refreshes presenting one token at once, on one instance or two, that
-// statement lets exactly one through (the second waits on the row and
-// finds it used). Whatever else happens (the rotation lost, or fn
-// revokes, a reuse) is decided again under row locks by refreshLocked, so
-// the loser of a race is seen as a reuse and the session revoked, as
-// before.
+// Refresh implements ports.AccountStore. The token's row is locked, so of
+// two instances presenting one token at once, one rotates it and the
+// other sees it used (reuse: the session is revoked).
 func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
-	st, err := refreshState(ctx, s.db.read(), tokenHash, "")
-	if err != nil {
-		return formatError(err)
-	}
-	if err := fn(&st); err != nil {
-		return err
-	}
-	switch {
-	case st.Revoke:
-		return s.refreshLocked(ctx, tokenHash, fn)
-	case st.NewTokenHash == nil:
-		return nil // refused; nothing to write
-	}
-	now := s.db.Now()
-	n, err := s.db.read().exec(ctx, `WITH used AS (
-			UPDATE refresh_tokens t SET used_at = ? WHERE t.hash = ? AND t.used_at IS NULL
-			AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id AND s.revoked_at IS NULL)
-			RETURNING t.session_id)
-		INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT ?, session_id, ? FROM used`,
-		now, tokenHash, st.NewTokenHash, now)
-	if err != nil || n == 1 {
-		return formatError(err)
-	}
-	return s.refreshLocked(ctx, tokenHash, fn)
-}
-
-// refreshLocked is Refresh with the token's and session's rows locked
-// while fn decides.
-func (s *AccountStore) refreshLocked(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
 	return s.db.tx(ctx, func(x q) error {
-		st, err := refreshState(ctx, x, tokenHash, " FOR UPDATE OF t, s")
+		var used *time.Time
+		var userOK bool
+		ss, err := scanSession(x.row(ctx, `SELECT `+sessionCols+`, t.used_at, u.active AND u.deleted_at IS NULL
+			FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+			WHERE t.hash = ? FOR UPDATE OF t, s`, tokenHash), &used, &userOK)
 		if err != nil {
 			return err
 		}
-		ss := st.Session
+		st := account.RefreshState{Session: ss, Used: used != nil, UserActive: userOK}
 		if err := fn(&st); err != nil {
 			return err
 		}
