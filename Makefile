@@ -22,7 +22,7 @@ TEST_PARALLEL ?= 4
 test:
 	$(GO) vet ./...
 	@pg=$$(mktemp); \
-	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./app >$$pg 2>&1 & pid=$$!; \
+	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./app ./adapters/console >$$pg 2>&1 & pid=$$!; \
 	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; all=$$?; \
 	wait $$pid; app=$$?; \
 	echo "--- the HTTP suite on PostgreSQL:"; cat $$pg; rm -f $$pg; \
