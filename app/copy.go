@@ -175,8 +175,8 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	if err := setSequences(ctx, to, marks); err != nil {
 		return fmt.Errorf("id sequences: %w", err)
 	}
-	if to.sqlite != nil { // the search's word list is the store's to fill
-		if err := to.sqlite.FillContractTerms(ctx); err != nil {
+	if to.sqlite != nil { // statistics of the data as copied, for the planner
+		if err := to.sqlite.Analyze(ctx); err != nil {
 			return err
 		}
 	}

@@ -17,12 +17,54 @@ import (
 )
 
 // ContractStore implements ports.ContractStore.
-type ContractStore struct{ db *DB }
+type ContractStore struct {
+	db *DB
+	// trace, when set, is told every query a list runs (the plan tests).
+	trace func(query string, args []any)
+}
 
 var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
 func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
+
+// tracer is a queryer that reports each query before running it.
+type tracer struct {
+	q     queryer
+	trace func(query string, args []any)
+}
+
+func (t tracer) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	t.trace(query, args)
+	return t.q.QueryContext(ctx, query, args...)
+}
+
+func (t tracer) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	t.trace(query, args)
+	return t.q.QueryRowContext(ctx, query, args...)
+}
+
+// sortOrder is the ORDER BY clause of f's order, its sort column behind
+// prefix: "+" makes it an expression no index can deliver in order.
+func sortOrder(f contract.Filter, prefix string) string {
+	dir := "ASC"
+	if f.SortDesc {
+		dir = "DESC"
+	}
+	return fmt.Sprintf(" ORDER BY %s%s %s, c.id %s", prefix, sortColumns[f.SortBy], dir, dir)
+}
+
+// searchHint is the index clause of a count of a search for term: the
+// rows of the trigram index's matches (their ids, NOT INDEXED), or for a
+// term too short for it, contracts_search, which holds the text behind
+// the status. Left to itself the planner may read the matches through a
+// filter's index instead, which it cannot tell holds 100,000 entries.
+func searchHint(term string) string {
+	if utf8.RuneCountInString(term) >= minTrigram {
+		return " NOT INDEXED"
+	}
+	return " INDEXED BY contracts_search"
+}
 
 // contractColumns are the columns scanContract reads, in order.
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
@@ -131,9 +173,6 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 		if err != nil {
 			return err
 		}
-		if err := addTerms(ctx, tx, c); err != nil {
-			return err
-		}
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
 			return err
 		}
@@ -184,11 +223,6 @@ func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contra
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
 		return contract.Contract{}, err
-	}
-	if c.Name != before.Name || c.Description != before.Description || c.Comments != before.Comments {
-		if err := addTerms(ctx, tx, c); err != nil {
-			return contract.Contract{}, err
-		}
 	}
 	if err := insertAudit(ctx, tx, id, entries); err != nil {
 		return contract.Contract{}, err
@@ -414,44 +448,47 @@ var sortIndexes = map[contract.SortField][2]string{
 // walking the sort order's index.
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	where, args := whereContracts(f)
-	dir := "ASC"
-	if f.SortDesc {
-		dir = "DESC"
-	}
-	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, dir)
+	order := sortOrder(f, "")
 	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, 0, err
 	}
 	defer tx.Rollback()
+	var q queryer = tx
+	if s.trace != nil {
+		q = tracer{q, s.trace}
+	}
 	count := int64(-1)
 	var ids []any
 	if term := strings.TrimSpace(f.Search); term != "" {
-		terms, ok, err := wordTerms(ctx, tx, term)
+		terms, ok, err := wordTerms(ctx, q, term)
 		switch {
 		case err != nil:
 			return nil, 0, err
 		case ok:
-			if ids, count, err = wordSearchPage(ctx, tx, f, terms, order); err != nil {
+			if ids, count, err = wordSearchPage(ctx, q, f, terms, order); err != nil {
 				return nil, 0, err
 			}
 		case f.Limit > 0:
-			if ids, count, err = searchPage(ctx, tx, f, term, where, args, order); err != nil {
+			if ids, count, err = searchPage(ctx, q, f, term, where, args, order); err != nil {
 				return nil, 0, err
 			}
 		}
 	}
 	if count < 0 { // not known yet: no search, or Offset past the matches
 		from := " FROM contracts c"
+		if term := strings.TrimSpace(f.Search); term != "" {
+			from += searchHint(term)
+		}
 		if storedCount(f) {
-			if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM contract_counts c`+where, args...).Scan(&count); err != nil {
+			if err := q.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM contract_counts c`+where, args...).Scan(&count); err != nil {
 				return nil, 0, err
 			}
 		} else if byFilterIndex(f) {
 			from = " FROM contracts c INDEXED BY contracts_filter"
 		}
 		if count < 0 {
-			if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
+			if err := q.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -462,16 +499,23 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	}
 	var rows *sql.Rows
 	if ids != nil {
-		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
+		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
 	} else {
-		from := " FROM contracts c"
-		if count > walkThreshold {
+		from, inner := " FROM contracts c", order
+		switch {
+		case count > walkThreshold:
 			from += " INDEXED BY " + walkIndex(f)
-		} else if byFilterIndex(f) {
+		case byFilterIndex(f):
 			from += " INDEXED BY contracts_filter"
+		default:
+			// A few matches: found through the filter's indexes and
+			// sorted. The unary + keeps the planner from walking the
+			// sort order's index instead, which it would do without
+			// statistics (it cannot tell the matches are few).
+			inner = sortOrder(f, "+")
 		}
-		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (SELECT c.id`+from+
-			where+order+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
+		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (SELECT c.id`+from+
+			where+inner+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -502,7 +546,7 @@ var searchProbe = 500
 // is bounded by the matches or the statuses' share of the table, never
 // by a word's frequency in the whole table, except for a common word with
 // no status, which reads the trigram index as before.
-func searchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, term, where string, args []any, order string) ([]any, int64, error) {
+func searchPage(ctx context.Context, tx queryer, f contract.Filter, term, where string, args []any, order string) ([]any, int64, error) {
 	long := utf8.RuneCountInString(term) >= minTrigram
 	if long && !likeable(term) { // only the trigram index folds its case
 		return pageWithCount(ctx, tx, where+order, args, f)
@@ -521,7 +565,7 @@ func searchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, term, where 
 			return searchIDsPage(ctx, tx, f, found, order)
 		case len(found) <= limit: // the matches that pass the other conditions
 			w, a := whereWith(f, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(found)})
-			match, matchArgs = `SELECT c.id FROM contracts c`+w, a
+			match, matchArgs = `SELECT c.id FROM contracts c NOT INDEXED`+w, a
 		case len(f.Statuses) == 0:
 			return pageWithCount(ctx, tx, where+order, args, f)
 		}
@@ -543,14 +587,14 @@ func searchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, term, where 
 // at most that status's range of it (12,500 entries of 100,000, about
 // 2.5 ms), which costs less than reading and sorting more than a few
 // hundred rows; hence a lower threshold there.
-func searchIDsPage(ctx context.Context, tx *sql.Tx, f contract.Filter, matches []int64, order string) ([]any, int64, error) {
+func searchIDsPage(ctx context.Context, tx queryer, f contract.Filter, matches []int64, order string) ([]any, int64, error) {
 	count := int64(len(matches))
 	if count == 0 || f.Offset >= count {
 		return nil, count, nil
 	}
-	from, cond, pageArgs := " FROM contracts c", `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(matches)}
+	from, cond, pageArgs := " FROM contracts c NOT INDEXED", `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(matches)}
 	if count > walkThreshold || len(f.Statuses) == 1 && count > walkThreshold/4 {
-		from += " INDEXED BY " + walkIndex(f)
+		from = " FROM contracts c INDEXED BY " + walkIndex(f)
 		if len(f.Statuses) == 1 { // the status's range of the index
 			cond += ` AND c.status = ?`
 			pageArgs = append(pageArgs, int(f.Statuses[0]))
@@ -594,7 +638,7 @@ func jsonIDs(ids []int64) string {
 }
 
 // queryIDs runs q and returns the ids it reads.
-func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
+func queryIDs(ctx context.Context, tx queryer, q string, args ...any) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -614,8 +658,8 @@ func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, 
 // pageWithCount reads the ids of one page and the number of all matches
 // in one pass. count is -1 when the page is empty (Offset past the
 // matches), which tells nothing of the count.
-func pageWithCount(ctx context.Context, tx *sql.Tx, whereOrder string, args []any, f contract.Filter) ([]any, int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, count(*) OVER () FROM contracts c`+whereOrder+` LIMIT ? OFFSET ?`,
+func pageWithCount(ctx context.Context, tx queryer, whereOrder string, args []any, f contract.Filter) ([]any, int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, count(*) OVER () FROM contracts c NOT INDEXED`+whereOrder+` LIMIT ? OFFSET ?`,
 		append(args, f.Limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -667,15 +711,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 			return err
 		}
 		defer audit.Close()
-		terms, err := newTermAdder(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer terms.close()
 		for _, c := range cs {
-			if err := terms.add(ctx, c); err != nil {
-				return err
-			}
 			amount, err := amountCents(c.Amount)
 			if err != nil {
 				return err

@@ -563,31 +563,3 @@ func TestContractStoreAmountRoundTrip(t *testing.T) {
 	}
 	is.Equal(sum.StringFixed(2), "0.30") // 0.1 + 0.2 is 0.30 after a round trip
 }
-
-// TestContractPlannerStatistics checks that the hand-written planner
-// statistics of migration 0003 are in place on every connection: the read
-// pool plans list queries with them from its first query.
-func TestContractPlannerStatistics(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"))
-	is.NoErr(err)
-	defer db.Close()
-	var n int
-	is.NoErr(db.Read().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'contracts'`).Scan(&n))
-	is.Equal(n, 19) // one row per index of contracts
-	var plan []string
-	rows, err := db.Read().QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c WHERE c.status IN (4) AND c.end_date >= 0 AND c.end_date <= 10`)
-	is.NoErr(err)
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		is.NoErr(rows.Scan(&id, &parent, &unused, &detail))
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	is.Equal(plan, []string{"SEARCH c USING COVERING INDEX contracts_status_end (status=? AND end_date>? AND end_date<?)"}) // status and dates from one index, on an empty table
-	var detail string
-	is.NoErr(db.Read().QueryRowContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c`).Scan(new(int), new(int), new(int), &detail))
-	is.Equal(detail, "SCAN contracts USING COVERING INDEX contracts_amount") // a narrow index, not the searched text's
-}

@@ -269,7 +269,6 @@ func TestMigration0008(t *testing.T) {
 					t.Errorf("%s changed:\nbefore %q\nafter  %q", table, rows, after[table])
 				}
 			}
-			is.True(len(after["sqlite_stat1"]) > 18) // 0003's and 0007's statistics
 			is.Equal(dump(t, mid, `SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name`), wantSchema)
 			is.Equal(dump(t, mid, `PRAGMA foreign_key_check`), []string(nil))
 			is.Equal(dump(t, mid, `PRAGMA foreign_keys`), []string{"[1]"}) // back on for the writer
@@ -277,6 +276,10 @@ func TestMigration0008(t *testing.T) {
 			is.NoErr(mid.Close())
 
 			db := openPath(t, path)
+			// 0014 removed the statistics 0003 and 0007 wrote by hand for
+			// a table of 100,000 contracts (what Open's PRAGMA optimize
+			// measures instead is the table's own).
+			is.Equal(scalar[int](t, db, `SELECT count(*) FROM sqlite_stat1 WHERE stat LIKE '100000 %' OR stat LIKE '50000 %'`), 0)
 			// The full-text index still matches its content table.
 			exec(t, db, `INSERT INTO contracts_fts (contracts_fts, rank) VALUES ('integrity-check', 1)`)
 
