@@ -136,8 +136,8 @@ func tagFree(f contract.Filter) contract.Filter {
 // alone unless the filter has conditions it does not hold (dates,
 // related records). The page is read either by sorting the matches'
 // rows, or, when there are many, by walking the sort order's index and
-// keeping the matches (wordPlan).
-func wordSearchPage(ctx context.Context, tx queryer, f contract.Filter, terms []string, order string) ([]any, int64, error) {
+// keeping the matches (costPlan).
+func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contract.Filter, terms []string, order string) ([]any, int64, error) {
 	if len(terms) == 0 {
 		return nil, 0, nil
 	}
@@ -164,7 +164,7 @@ func wordSearchPage(ctx context.Context, tx queryer, f contract.Filter, terms []
 		return nil, 0, err
 	}
 	match1 := `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`
-	plan := wordPlan(count, total, f.Offset+f.Limit)
+	plan := s.knobs.wordPlan(count, total, f.Offset+f.Limit)
 	switch plan {
 	case sortMatches:
 		w, a := whereWith(tagFree(f), match1, []any{match})
@@ -209,14 +209,13 @@ const (
 	walkProbing
 )
 
-// wordPlan picks how to read a page ending at need out of matches of
+// costPlan picks how to read a page ending at need out of matches of
 // total contracts, by the costs measured over 100,000 contracts
 // (BenchmarkContractShapes, tools/bench/sq): reading and sorting a match
 // about 3 µs, listing one 0.45 µs, probing the word index 60 µs, walking
 // an index entry 0.2 µs. Walking meets about need*total/matches
-// entries, the matches being spread over the order. A variable so that
-// tests can take every path over a small table.
-var wordPlan = func(matches, total, need int64) int {
+// entries, the matches being spread over the order.
+func costPlan(matches, total, need int64) int {
 	walked := float64(need) * float64(total) / float64(max(matches, 1))
 	sortCost := 3 * float64(matches)
 	listCost := 0.45*float64(matches) + 0.2*walked

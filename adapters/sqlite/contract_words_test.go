@@ -166,26 +166,18 @@ func TestWordSearchMatchesNaive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	restore := []func(){}
-	defer func() {
-		for _, r := range restore {
-			r()
-		}
-	}()
-	oldPlan, oldThreshold, oldProbe := wordPlan, walkThreshold, searchProbe
-	restore = append(restore, func() { wordPlan, walkThreshold, searchProbe = oldPlan, oldThreshold, oldProbe })
 	for _, mode := range []struct {
 		name      string
 		plan      func(matches, total, need int64) int
 		threshold int64
 		probe     int
 	}{
-		{"as configured", oldPlan, oldThreshold, oldProbe},
+		{"as configured", defaultKnobs.wordPlan, defaultKnobs.walkThreshold, defaultKnobs.searchProbe},
 		{"walk, listing", func(int64, int64, int64) int { return walkListed }, 0, 5},
 		{"walk, probing", func(int64, int64, int64) int { return walkProbing }, 0, 5},
 		{"sort", func(int64, int64, int64) int { return sortMatches }, 1 << 40, 1 << 20},
 	} {
-		wordPlan, walkThreshold, searchProbe = mode.plan, mode.threshold, mode.probe
+		s.knobs = listKnobs{walkThreshold: mode.threshold, searchProbe: mode.probe, wordPlan: mode.plan}
 		for i := range 80 {
 			f := randomFilter(rnd, cs)
 			got, count, err := s.Contracts(ctx, f)

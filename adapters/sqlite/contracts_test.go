@@ -289,27 +289,24 @@ func ids(cs []contract.Contract) []int64 {
 }
 
 func TestContractStoreFilters(t *testing.T) {
-	t.Run("filter then sort", func(t *testing.T) { testFilters(t) })
+	t.Run("filter then sort", func(t *testing.T) { testFilters(t, func(*sqlite.ContractStore) {}) })
 	t.Run("walk the sort order", func(t *testing.T) {
-		defer sqlite.SetWalkThreshold(0)()
-		testFilters(t)
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetWalkThreshold(0) })
 	})
 	// Past the probe, a search for a common word reads the statuses'
 	// range of contracts_search (or, with no status, the trigram index).
 	t.Run("common words", func(t *testing.T) {
-		defer sqlite.SetSearchProbe(0)()
-		testFilters(t)
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0) })
 	})
 	t.Run("common words, walk the sort order", func(t *testing.T) {
-		defer sqlite.SetSearchProbe(0)()
-		defer sqlite.SetWalkThreshold(0)()
-		testFilters(t)
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0); s.SetWalkThreshold(0) })
 	})
 }
 
-func testFilters(t *testing.T) {
+func testFilters(t *testing.T, setup func(*sqlite.ContractStore)) {
 	ctx := context.Background()
 	s, uid := openContracts(t)
+	setup(s)
 	all := seed(t, s, uid, 120)
 	d := func(days int) *time.Time { return ptr(contractT0.AddDate(0, 0, days)) }
 	filters := map[string]contract.Filter{
