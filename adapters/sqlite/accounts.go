@@ -168,8 +168,6 @@ func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, re
 
 const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
 
-type rowScanner interface{ Scan(...any) error }
-
 func scanSession(row rowScanner, extra ...any) (account.Session, error) {
 	var ss account.Session
 	var created, expires int64

@@ -2,7 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"counsel/domain/contract"
@@ -83,7 +83,7 @@ func wordMatch(terms []string, f contract.Filter, status bool) string {
 		b.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
 	}
 	b.WriteString(")")
-	tag := func(prefix string, vs []int) {
+	tag := func(prefix string, vs []any) {
 		if len(vs) == 0 {
 			return
 		}
@@ -93,29 +93,21 @@ func wordMatch(terms []string, f contract.Filter, status bool) string {
 				b.WriteString(" OR ")
 			}
 			b.WriteString(prefix)
-			b.WriteString(strconv.Itoa(v))
+			fmt.Fprint(&b, v)
 		}
 		b.WriteString(")")
 	}
 	if status {
-		tag("s", intsOf(f.Statuses))
+		tag("s", intArgs(f.Statuses))
 	}
-	tag("t", intsOf(f.Types))
+	tag("t", intArgs(f.Types))
 	if f.IsSigned != nil {
-		tag("g", []int{boolInt(*f.IsSigned)})
+		tag("g", []any{boolInt(*f.IsSigned)})
 	}
 	if f.IsDigital != nil {
-		tag("d", []int{boolInt(*f.IsDigital)})
+		tag("d", []any{boolInt(*f.IsDigital)})
 	}
 	return b.String()
-}
-
-func intsOf[T ~int](vs []T) []int {
-	out := make([]int, len(vs))
-	for i, v := range vs {
-		out[i] = int(v)
-	}
-	return out
 }
 
 func boolInt(b bool) int {

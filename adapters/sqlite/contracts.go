@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"counsel/domain"
@@ -31,8 +32,6 @@ const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, 
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
 	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
 
-type scanner interface{ Scan(dest ...any) error }
-
 // contractRow holds the nullable columns while scanning.
 type contractRow struct {
 	start, end, amount            sql.NullInt64
@@ -59,7 +58,7 @@ func nullID(v sql.NullInt64) *int64 {
 	return &n
 }
 
-func scanContract(s scanner) (contract.Contract, error) {
+func scanContract(s rowScanner) (contract.Contract, error) {
 	var c contract.Contract
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
@@ -71,10 +70,13 @@ func scanContract(s scanner) (contract.Contract, error) {
 
 func loadContract(ctx context.Context, q queryer, id int64) (contract.Contract, error) {
 	c, err := scanContract(q.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return c, notFound("contract")
+	case err != nil:
+		return c, fmt.Errorf("load contract %d: %w", id, err)
 	}
-	return c, err
+	return c, nil
 }
 
 // amountCents encodes an amount as integer cents. Validate bounds amounts
@@ -97,6 +99,21 @@ func nullInt(p *int64) any {
 	return *p
 }
 
+// insertContractSQL inserts a contract; insertContractArgs are its
+// arguments.
+const insertContractSQL = `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
+	start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
+	digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertContractArgs are the arguments of insertContractSQL for c, whose
+// amount in cents (amountCents) is amount.
+func insertContractArgs(c contract.Contract, amount any) []any {
+	return []any{c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
+		c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
+		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt)}
+}
+
 // CreateContract implements ports.ContractStore.
 func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
 	amount, err := amountCents(c.Amount)
@@ -105,22 +122,16 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 	}
 	var out contract.Contract
 	err = s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
-			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
-			c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+		res, err := tx.ExecContext(ctx, insertContractSQL, insertContractArgs(c, amount)...)
 		if err != nil {
-			return err
+			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
-			return err
+			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
-			return err
+			return fmt.Errorf("audit of contract %d: %w", id, err)
 		}
 		out, err = loadContract(ctx, tx, id)
 		return err
@@ -168,10 +179,10 @@ func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contra
 		c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
-		return contract.Contract{}, err
+		return contract.Contract{}, fmt.Errorf("update contract %d: %w", id, err)
 	}
 	if err := insertAudit(ctx, tx, id, entries); err != nil {
-		return contract.Contract{}, err
+		return contract.Contract{}, fmt.Errorf("audit of contract %d: %w", id, err)
 	}
 	return loadContract(ctx, tx, id)
 }
@@ -189,13 +200,16 @@ func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c 
 			return err
 		}
 		if docs, err = loadDocuments(ctx, tx, id); err != nil {
-			return err
+			return fmt.Errorf("documents of contract %d: %w", id, err)
 		}
 		// The documents' rows go by ON DELETE CASCADE.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
-			return err
+			return fmt.Errorf("delete contract %d: %w", id, err)
 		}
-		return insertAudit(ctx, tx, id, entries)
+		if err := insertAudit(ctx, tx, id, entries); err != nil {
+			return fmt.Errorf("audit of contract %d: %w", id, err)
+		}
+		return nil
 	})
 	return docs, err
 }
@@ -205,18 +219,13 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 	rows, err := s.db.query(ctx, `SELECT id FROM contracts INDEXED BY contracts_status_end
 		WHERE status = ? AND end_date < ? ORDER BY end_date, id LIMIT ?`, int(contract.Signed), ms(now), limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("contracts due for expiry: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	ids, err := scanIDs(rows)
+	if err != nil {
+		return nil, fmt.Errorf("contracts due for expiry: %w", err)
 	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // ImportContracts inserts many contracts in one transaction, each with a
@@ -225,42 +234,37 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 // Each contract needs its UUID and valid fields (see contract.Validate).
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
-			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		ins, err := tx.PrepareContext(ctx, insertContractSQL)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare contract insert: %w", err)
 		}
 		defer ins.Close()
 		name, err := userName(ctx, tx, userID)
 		if err != nil {
-			return err
+			return fmt.Errorf("importing user %d: %w", userID, err)
 		}
 		audit, err := tx.PrepareContext(ctx, `INSERT INTO contract_audit (contract_id, action, to_status, actor_kind,
 			actor_user_id, actor_name, at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare audit insert: %w", err)
 		}
 		defer audit.Close()
-		for _, c := range cs {
+		for i, c := range cs {
 			amount, err := amountCents(c.Amount)
 			if err != nil {
 				return err
 			}
-			res, err := ins.ExecContext(ctx, c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate),
-				nullMs(c.EndDate), amount, c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID),
-				nullInt(c.ProjectID), c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+			res, err := ins.ExecContext(ctx, insertContractArgs(c, amount)...)
 			if err != nil {
-				return err
+				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
 			}
 			id, err := res.LastInsertId()
 			if err != nil {
-				return err
+				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
 			}
 			if _, err := audit.ExecContext(ctx, id, string(contract.ActionCreated), int(c.Status), int(contract.ActorUser),
 				userID, name, ms(c.CreatedAt)); err != nil {
-				return err
+				return fmt.Errorf("audit of contract %d: %w", id, err)
 			}
 		}
 		return nil

@@ -58,7 +58,7 @@ func searchHint(term string) string {
 const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
 	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
 
-func scanListItem(s scanner) (contract.Contract, error) {
+func scanListItem(s rowScanner) (contract.Contract, error) {
 	var c contract.Contract
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
@@ -189,14 +189,6 @@ func relatedColumn(r contract.RelatedEntity) string {
 	return ""
 }
 
-func intArgs[T ~int](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = int(v)
-	}
-	return out
-}
-
 // escapeLike escapes LIKE's wildcards with a backslash.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
@@ -256,6 +248,14 @@ var sortIndexes = map[contract.SortField][2]string{
 // are found through the filter's indexes and sorted; many are met by
 // walking the sort order's index.
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
+	items, count, err := s.list(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list contracts: %w", err)
+	}
+	return items, count, nil
+}
+
+func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	where, args := whereContracts(f)
 	order := sortOrder(f, "")
 	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -444,16 +444,11 @@ func queryIDs(ctx context.Context, tx queryer, q string, args ...any) ([]int64, 
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	ids, err := scanIDs(rows)
+	if ids == nil && err == nil {
+		ids = []int64{}
 	}
-	return ids, rows.Err()
+	return ids, err
 }
 
 // pageWithCount reads the ids of one page and the number of all matches
