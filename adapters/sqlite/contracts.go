@@ -233,7 +233,7 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 // and for seeding benchmarks; the API creates contracts one at a time.
 // Each contract needs its UUID and valid fields (see contract.Validate).
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.db.bulkWriteTx(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, insertContractSQL)
 		if err != nil {
 			return fmt.Errorf("prepare contract insert: %w", err)

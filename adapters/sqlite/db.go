@@ -162,6 +162,34 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// bulkCache is the writer's page cache (KiB) during a bulk load. A
+// transaction that outgrows the default 2 MB cache spills pages to the
+// WAL and reads them back from it, again and again as the full-text
+// indexes grow: 20,000 contracts took 2 to 2.5 minutes that way, 38 s
+// with this cache (load average 11). It is allocated only as used and
+// given back after the load.
+const bulkCache = 64 << 10
+
+// bulkWriteTx is writeTx with the bulk cache for its duration.
+func (db *DB) bulkWriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return formatError(err)
+	}
+	var size int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&size); err != nil {
+		conn.Close()
+		return formatError(err)
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", bulkCache)); err != nil {
+		conn.Close()
+		return formatError(err)
+	}
+	conn.Close() // the pool's only connection: writeTx takes it again
+	defer db.write.ExecContext(context.Background(), fmt.Sprintf("PRAGMA cache_size = %d", size))
+	return db.writeTx(ctx, fn)
+}
+
 // Optimize refreshes the planner's statistics of the tables that have
 // changed much since they were last measured (PRAGMA optimize); the
 // housekeeping loop calls it through Prune.
@@ -541,7 +569,7 @@ func notFound(what string) error {
 // Import inserts rows into table (columns cols) in one transaction: bulk
 // copies between databases (counsel copy) use it.
 func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
+	return db.bulkWriteTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (`+strings.Join(cols, ", ")+`) VALUES (`+
 			strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
 		if err != nil {
