@@ -16,6 +16,7 @@ import (
 )
 
 func TestContractTerms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text string
 		want []string
@@ -139,6 +140,7 @@ func randomFilter(rnd *rand.Rand, cs []contract.Contract) contract.Filter {
 // query, ids and count, over random contracts and filters, after inserts,
 // edits, status changes and deletes.
 func TestWordSearchMatchesNaive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	s := NewContractStore(db)
@@ -229,6 +231,7 @@ func contractTerms(dst []string, texts ...string) []string {
 // the ascii tokenizer splits it, on insert and on update, and that a
 // substring search then finds it through the word path.
 func TestContractTermsTriggers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := openDB(t)
 	var all []string

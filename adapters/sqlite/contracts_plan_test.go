@@ -103,8 +103,10 @@ func freshReads(db *DB) {
 // that each reads the indexes it should and never scans the contracts
 // table without one.
 func TestContractListPlans(t *testing.T) {
+	t.Parallel()
 	for _, sh := range contractgen.Shapes() {
 		t.Run(sh.Name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			db := openDB(t)
 			s := NewContractStore(db)

@@ -44,6 +44,7 @@ func newContract(name string) contract.Contract {
 }
 
 func TestContractStoreLifecycle(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -126,6 +127,7 @@ func TestContractStoreLifecycle(t *testing.T) {
 }
 
 func TestContractStoreActorNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -289,16 +291,20 @@ func ids(cs []contract.Contract) []int64 {
 }
 
 func TestContractStoreFilters(t *testing.T) {
-	t.Run("filter then sort", func(t *testing.T) { testFilters(t, func(*sqlite.ContractStore) {}) })
+	t.Parallel()
+	t.Run("filter then sort", func(t *testing.T) { t.Parallel(); testFilters(t, func(*sqlite.ContractStore) {}) })
 	t.Run("walk the sort order", func(t *testing.T) {
+		t.Parallel()
 		testFilters(t, func(s *sqlite.ContractStore) { s.SetWalkThreshold(0) })
 	})
 	// Past the probe, a search for a common word reads the statuses'
 	// range of contracts_search (or, with no status, the trigram index).
 	t.Run("common words", func(t *testing.T) {
+		t.Parallel()
 		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0) })
 	})
 	t.Run("common words, walk the sort order", func(t *testing.T) {
+		t.Parallel()
 		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0); s.SetWalkThreshold(0) })
 	})
 }
@@ -388,6 +394,7 @@ func testFilters(t *testing.T, setup func(*sqlite.ContractStore)) {
 }
 
 func TestContractStoreListItem(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -418,6 +425,7 @@ func TestContractStoreListItem(t *testing.T) {
 }
 
 func TestContractStoreSearchFollowsEdits(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -449,6 +457,7 @@ func TestContractStoreSearchFollowsEdits(t *testing.T) {
 }
 
 func TestContractStoreDocuments(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -509,6 +518,7 @@ func TestContractStoreDocuments(t *testing.T) {
 }
 
 func TestContractStoreDueForExpiry(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -536,6 +546,7 @@ func TestContractStoreDueForExpiry(t *testing.T) {
 }
 
 func TestContractStoreAmountRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, uid := openContracts(t)
 	for i, a := range []string{"0", "0.1", "0.2", "0.30", "19.99", "1000000.01", "999999999999999.99"} {
