@@ -2,9 +2,11 @@
 // the JSON API that calls the same use cases (ports) and holds no rule of
 // its own. Pages are server-rendered html/template whose forms work
 // without JavaScript; htmx (a pinned copy, embedded) only spares reloads
-// where a page gains from it. One file per page group (login.go, users.go,
-// roles.go, offices.go, pay.go, account.go), form parsing in form.go,
-// sessions and CSRF in session.go, templates and assets embedded.
+// where a page gains from it, and static/console-1.js adds upload
+// progress and copy buttons. One file per page group (login.go, users.go,
+// roles.go, offices.go, pay.go, account.go, contracts.go, documents.go,
+// signing.go), form parsing in form.go and contract_form.go, sessions and
+// CSRF in session.go, templates and assets embedded.
 //
 // A console session is a server session in the sessions table, carried by
 // the cookie counsel_session. Every POST carries a CSRF token (an HMAC of
@@ -22,6 +24,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"counsel/domain/account"
+	"counsel/domain/contract"
 	"counsel/ports"
 )
 
@@ -32,9 +35,27 @@ type Services struct {
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
+	// Contracts and Signing run the contract pages; nil leaves them out.
+	Contracts ContractService
+	Signing   ports.SigningService
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+}
+
+// ContractService is the contract use case with the questions only the
+// console asks (app/contracts answers them).
+type ContractService interface {
+	ports.ContractService
+	// StatusChoices returns a contract and the statuses the caller may
+	// move it to by hand (none without ContractEdit).
+	StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error)
+	// Counters counts Drafts, contracts waiting for signatures and Signed
+	// ones ending within 30 days.
+	Counters(ctx context.Context) (drafts, waiting, expiring int64, err error)
+	// RemoveDocumentOutsideSigning removes a document unless the contract
+	// is out for signature (ECONFLICT with the reason).
+	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error
 }
 
 // IdentityProvider is the console's side of identity-provider sign-in.
@@ -106,7 +127,11 @@ func NewHandler(svc Services, opts Options) http.Handler {
 		c.errorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This page does not accept that request.")
 	})
 	r.PathPrefix("/console/static/").Handler(staticHandler())
-	for _, rt := range c.routes() {
+	rts := c.routes()
+	if svc.Contracts != nil && svc.Signing != nil {
+		rts = append(rts, c.contractRoutes()...)
+	}
+	for _, rt := range rts {
 		h := c.guard(rt)
 		r.Handle(rt.path, h).Methods(rt.method)
 	}
@@ -117,9 +142,12 @@ func NewHandler(svc Services, opts Options) http.Handler {
 type route struct {
 	method string
 	path   string
-	public bool                 // no session needed (sign-in)
-	perms  []account.Permission // all needed, besides the use case's own check
-	h      func(w http.ResponseWriter, r *http.Request, p *page)
+	public bool // no session needed (sign-in)
+	// multipart routes read their own body, CSRF token first (uploads
+	// stream; the guard does not parse them).
+	multipart bool
+	perms     []account.Permission // all needed, besides the use case's own check
+	h         func(w http.ResponseWriter, r *http.Request, p *page)
 }
 
 const id = "{id:[0-9]+}"
@@ -230,6 +258,10 @@ func (c *console) guard(rt route) http.Handler {
 					"The request did not come from this site's pages. Go back, reload the page and try again.")
 				return
 			}
+		}
+		// A multipart handler reads the token itself, the body's first
+		// part: uploads stream, so the guard does not parse them.
+		if r.Method == http.MethodPost && !rt.multipart {
 			if err := r.ParseForm(); err != nil {
 				c.errorPage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 				return

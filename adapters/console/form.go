@@ -53,6 +53,68 @@ func dateField(v url.Values, name string, f domain.FieldErrors) *time.Time {
 	return &t
 }
 
+// triField reads a yes/no/any filter: "true", "false" or empty (nil).
+func triField(q url.Values, name string, f domain.FieldErrors) *bool {
+	switch q.Get(name) {
+	case "true":
+		b := true
+		return &b
+	case "false":
+		b := false
+		return &b
+	case "":
+		return nil
+	}
+	f.Add(name, name+" must be true, false or empty")
+	return nil
+}
+
+// withQuery returns base with the query q changed by set (an empty
+// value removes the key); empty values of q are dropped.
+func withQuery(base string, q url.Values, set map[string]string) string {
+	n := url.Values{}
+	for k, v := range q {
+		for _, x := range v {
+			if x != "" {
+				n[k] = append(n[k], x)
+			}
+		}
+	}
+	for k, v := range set {
+		if v == "" {
+			n.Del(k)
+		} else {
+			n.Set(k, v)
+		}
+	}
+	if len(n) == 0 {
+		return base
+	}
+	return base + "?" + n.Encode()
+}
+
+// pager is a list page's position: rows From-To of Count, and the links
+// to the pages before and after (empty when there is none).
+type pager struct {
+	Count      int64
+	From, To   int64
+	Prev, Next string
+}
+
+func newPager(base string, q url.Values, offset, limit int64, n int, count int64) pager {
+	p := pager{Count: count}
+	if n > 0 {
+		p.From, p.To = offset+1, offset+int64(n)
+	}
+	if offset > 0 {
+		p.Prev = withQuery(base, q, map[string]string{"Offset": strconv.FormatInt(max(0, offset-limit), 10)})
+	}
+	if offset+int64(n) < count {
+		p.Next = withQuery(base, q, map[string]string{"Offset": strconv.FormatInt(offset+limit, 10)})
+	}
+	return p
+}
+
 func idField(v url.Values, name string, f domain.FieldErrors) *int64 {
 	s := strings.TrimSpace(v.Get(name))
 	if s == "" {
@@ -164,20 +226,7 @@ func userValues(u user.User) url.Values {
 func filterForm(q url.Values) (user.Filter, domain.FieldErrors) {
 	f := domain.FieldErrors{}
 	var uf user.Filter
-	tri := func(name string) *bool {
-		switch q.Get(name) {
-		case "true":
-			b := true
-			return &b
-		case "false":
-			b := false
-			return &b
-		case "":
-			return nil
-		}
-		f.Add(name, name+" must be true, false or empty")
-		return nil
-	}
+	tri := func(name string) *bool { return triField(q, name, f) }
 	uf.Search = q.Get("Search")
 	uf.Active, uf.IsLegal, uf.IsStaff = tri("Active"), tri("IsLegal"), tri("IsStaff")
 	uf.RequireBillingRate = q.Get("IsRequiredBillingRate") == "true"

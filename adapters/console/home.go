@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"maps"
 	"net/http"
+	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
@@ -21,12 +22,33 @@ func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
 		return
 	}
 	p.Title = "Home"
-	p.Data = struct {
-		Me          user.Profile
-		Permissions []string
-	}{me, p.Principal.Permissions.Names()}
+	d := homeData{Me: me, Permissions: p.Principal.Permissions.Names()}
+	if c.svc.Contracts != nil && p.Principal.Can(account.ContractView) {
+		var cs contractCounters
+		if cs.Drafts, cs.Waiting, cs.Expiring, err = c.svc.Contracts.Counters(r.Context()); err != nil {
+			c.fail(w, r, p, err)
+			return
+		}
+		d.Contracts = &cs
+		now := c.opts.Now().UTC()
+		d.ExpiringURL = "/console/contracts?Status=Signed&EndDateFrom=" + now.Format("2006-01-02") +
+			"&EndDateTo=" + now.Add(30*24*time.Hour).Format("2006-01-02") + "&SortBy=endDate&SortDesc=false"
+	}
+	p.Data = d
 	c.render(w, r, 0, "home", p)
 }
+
+// homeData is what home shows.
+type homeData struct {
+	Me          user.Profile
+	Permissions []string
+	Contracts   *contractCounters // nil without ContractView
+	ExpiringURL string            // the list of those ending soon
+}
+
+// contractCounters are home's contract figures, each a link to the list
+// it counts.
+type contractCounters struct{ Drafts, Waiting, Expiring int64 }
 
 // accountData is what "My account" shows besides the password form.
 type accountData struct {

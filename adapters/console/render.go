@@ -150,7 +150,35 @@ var funcs = template.FuncMap{
 		return "No"
 	},
 	"itoa": func(n int64) string { return strconv.FormatInt(n, 10) },
-	"add":  func(a, b int64) int64 { return a + b },
+	"amount": func(d *decimal.Decimal) string {
+		if d == nil {
+			return "—"
+		}
+		return money(*d)
+	},
+	"when": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			if !v.IsZero() {
+				return v.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		case *time.Time:
+			if v != nil && !v.IsZero() {
+				return v.UTC().Format("2006-01-02 15:04 UTC")
+			}
+		}
+		return ""
+	},
+	"optid": func(n *int64) string {
+		if n == nil {
+			return "—"
+		}
+		return strconv.FormatInt(*n, 10)
+	},
+	"kb":    func(n int64) string { return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB" },
+	"inc":   func(n int) int { return n + 1 },
+	"human": humanEnum,
+	"add":   func(a, b int64) int64 { return a + b },
 }
 
 // parseTemplates parses every page with the layout.
@@ -241,6 +269,10 @@ func statusOf(code string) int {
 		return http.StatusTooManyRequests
 	case domain.EUPSTREAM:
 		return http.StatusBadGateway
+	case domain.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case domain.EUNSUPPORTED:
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }
@@ -259,7 +291,8 @@ func (c *console) fail(w http.ResponseWriter, r *http.Request, p *page, err erro
 	}
 	setRetry(w, err)
 	titles := map[string]string{domain.EINVALID: "Bad request", domain.EFORBIDDEN: "Not permitted", domain.ENOTFOUND: "Not found",
-		domain.ECONFLICT: "Not possible", domain.ERATELIMITED: "Too many requests", domain.EUPSTREAM: "Provider unavailable"}
+		domain.ECONFLICT: "Not possible", domain.ERATELIMITED: "Too many requests", domain.EUPSTREAM: "Provider unavailable",
+		domain.ETOOLARGE: "Too large", domain.EUNSUPPORTED: "Not supported"}
 	c.errorPage(w, r, statusOf(code), titles[code], domain.ErrorMessage(err))
 }
 

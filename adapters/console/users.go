@@ -14,33 +14,11 @@ import (
 
 // usersData is what the users list shows.
 type usersData struct {
-	Items              []user.User
-	Count              int64
-	From, To           int64
-	Prev, Next, SortBy string // links
-	Desc               bool
-	Offices            []user.Office
-}
-
-// withQuery returns /console/users with q changed by set.
-func withQuery(q url.Values, set map[string]string) string {
-	n := url.Values{}
-	for k, v := range q {
-		if v[0] != "" {
-			n[k] = v
-		}
-	}
-	for k, v := range set {
-		if v == "" {
-			n.Del(k)
-		} else {
-			n.Set(k, v)
-		}
-	}
-	if len(n) == 0 {
-		return "/console/users"
-	}
-	return "/console/users?" + n.Encode()
+	Items []user.User
+	pager
+	SortBy  string // the link that reverses the order
+	Desc    bool
+	Offices []user.Office
 }
 
 // usersList is the users table with every filter of the API's list, a
@@ -75,21 +53,13 @@ func (c *console) usersList(w http.ResponseWriter, r *http.Request, p *page) {
 		c.formFail(w, r, p, "users", err)
 		return
 	}
-	d.Items, d.Count = items, count
-	if len(items) > 0 {
-		d.From, d.To = f.Offset+1, f.Offset+int64(len(items))
-	}
-	if f.Offset > 0 {
-		d.Prev = withQuery(q, map[string]string{"Offset": strconv.FormatInt(max(0, f.Offset-f.Limit), 10)})
-	}
-	if f.Offset+int64(len(items)) < count {
-		d.Next = withQuery(q, map[string]string{"Offset": strconv.FormatInt(f.Offset+f.Limit, 10)})
-	}
+	d.Items = items
+	d.pager = newPager("/console/users", q, f.Offset, f.Limit, len(items), count)
 	sort := "desc"
 	if f.SortDesc {
 		sort = ""
 	}
-	d.SortBy = withQuery(q, map[string]string{"Sort": sort, "Offset": ""})
+	d.SortBy = withQuery("/console/users", q, map[string]string{"Sort": sort, "Offset": ""})
 	p.Data = d
 	c.render(w, r, 0, "users", p)
 }

@@ -133,6 +133,8 @@ const RateLimitedHeader = "X-Counsel-Rate-Limited"
 // sign-in posts share the per-address limit of the API's sign-in routes.
 func (s *server) mountConsole(console http.Handler) {
 	s.router.Handle("/", named("/", http.RedirectHandler("/console", http.StatusFound))).Methods("GET", "HEAD")
+	// The console's document upload streams a file of up to 20 MiB.
+	s.router.Handle("/console/contracts/{id:[0-9]+}/documents", named("/console", limitBody(uploadBodyLimit, console))).Methods("POST")
 	s.router.PathPrefix("/console").Handler(named("/console", limitBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)

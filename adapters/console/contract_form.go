@@ -1,0 +1,173 @@
+package console
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/contract"
+	"counsel/domain/decimal"
+)
+
+// Contract forms use the API's field names (contractName, startDate, ...)
+// so the use case's field errors land next to their inputs.
+
+// optDate reads a date field into an Optional: empty clears it.
+func optDate(v url.Values, name string, f domain.FieldErrors) contract.Optional[time.Time] {
+	if t := dateField(v, name, f); t != nil {
+		return contract.Some(*t)
+	}
+	return contract.Optional[time.Time]{Set: true}
+}
+
+func optID(v url.Values, name string, f domain.FieldErrors) contract.Optional[int64] {
+	if n := idField(v, name, f); n != nil {
+		return contract.Some(*n)
+	}
+	return contract.Optional[int64]{Set: true}
+}
+
+func typeField(v url.Values, name string, f domain.FieldErrors) *contract.Type {
+	s := strings.TrimSpace(v.Get(name))
+	if s == "" {
+		return nil
+	}
+	t, err := contract.ParseType(s)
+	if err != nil {
+		f.Add(name, domain.ErrorMessage(err))
+		return nil
+	}
+	return &t
+}
+
+// contractEdit reads the edit form. A field absent from the form keeps its
+// value (as in the API's PUT); a present, empty one clears it.
+func contractEdit(v url.Values) (contract.Edit, error) {
+	f := domain.FieldErrors{}
+	var e contract.Edit
+	has := func(name string) bool { _, ok := v[name]; return ok }
+	text := func(name string) *string {
+		if !has(name) {
+			return nil
+		}
+		return str(v, name)
+	}
+	e.Name, e.Description, e.Currency, e.Comments = text("contractName"), text("contractDescription"), text("currency"), text("comments")
+	if has("contractType") {
+		e.Type = typeField(v, "contractType", f)
+	}
+	if has("startDate") {
+		e.StartDate = optDate(v, "startDate", f)
+	}
+	if has("endDate") {
+		e.EndDate = optDate(v, "endDate", f)
+	}
+	if has("amount") {
+		if d := decimalField(v, "amount", f); d != nil {
+			e.Amount = contract.Some(*d)
+		} else {
+			e.Amount = contract.Optional[decimal.Decimal]{Set: true}
+		}
+	}
+	for name, dst := range map[string]*contract.Optional[int64]{"matterId": &e.MatterID, "clientId": &e.ClientID, "projectId": &e.ProjectID} {
+		if has(name) {
+			*dst = optID(v, name, f)
+		}
+	}
+	return e, f.Err()
+}
+
+// contractNew reads the create form into the fields CreateContract uses.
+func contractNew(v url.Values) (contract.Contract, error) {
+	f := domain.FieldErrors{}
+	c := contract.Contract{Name: v.Get("contractName"), Description: v.Get("contractDescription"),
+		Currency: v.Get("currency"), Comments: v.Get("comments")}
+	if t := typeField(v, "contractType", f); t != nil {
+		c.Type = *t
+	}
+	c.StartDate, c.EndDate = dateField(v, "startDate", f), dateField(v, "endDate", f)
+	c.Amount = decimalField(v, "amount", f)
+	c.MatterID, c.ClientID, c.ProjectID = idField(v, "matterId", f), idField(v, "clientId", f), idField(v, "projectId", f)
+	return c, f.Err()
+}
+
+// contractValues fills the edit form from a contract.
+func contractValues(c contract.Contract) url.Values {
+	v := url.Values{}
+	v.Set("contractName", c.Name)
+	v.Set("contractDescription", c.Description)
+	v.Set("contractType", c.Type.String())
+	v.Set("currency", c.Currency)
+	v.Set("comments", c.Comments)
+	for name, t := range map[string]*time.Time{"startDate": c.StartDate, "endDate": c.EndDate} {
+		v.Set(name, "")
+		if t != nil {
+			v.Set(name, t.UTC().Format("2006-01-02"))
+		}
+	}
+	v.Set("amount", "")
+	if c.Amount != nil {
+		v.Set("amount", c.Amount.StringFixed(contract.AmountPlaces))
+	}
+	for name, n := range map[string]*int64{"matterId": c.MatterID, "clientId": c.ClientID, "projectId": c.ProjectID} {
+		v.Set(name, "")
+		if n != nil {
+			v.Set(name, strconv.FormatInt(*n, 10))
+		}
+	}
+	return v
+}
+
+// contractFilter reads the list's query: every filter of the API's list
+// under the same names. Values of the wrong shape are reported by field;
+// the use case validates the rest.
+func contractFilter(q url.Values) (contract.Filter, domain.FieldErrors) {
+	f := domain.FieldErrors{}
+	cf := contract.Filter{Search: strings.TrimSpace(q.Get("Search")), Limit: 20, SortDesc: true}
+	tri := func(name string) *bool { return triField(q, name, f) }
+	for _, s := range q["Status"] {
+		if s == "" {
+			continue
+		}
+		st, err := contract.ParseStatus(s)
+		if err != nil {
+			f.Add("Status", domain.ErrorMessage(err))
+			continue
+		}
+		cf.Statuses = append(cf.Statuses, st)
+	}
+	if t := typeField(q, "ContractType", f); t != nil {
+		cf.Types = []contract.Type{*t}
+	}
+	cf.IsSigned, cf.IsDigital = tri("IsSigned"), tri("IsDigital")
+	cf.MatterID, cf.ClientID, cf.ProjectID = idField(q, "MatterId", f), idField(q, "ClientId", f), idField(q, "ProjectId", f)
+	if s := q.Get("RelatedEntityType"); s != "" {
+		r, err := contract.ParseRelatedEntity(s)
+		if err != nil {
+			f.Add("RelatedEntityType", domain.ErrorMessage(err))
+		}
+		cf.Related = r
+	}
+	cf.RelatedID = idField(q, "RelatedEntityId", f)
+	cf.StartFrom, cf.StartTo = dateField(q, "StartDateFrom", f), dateField(q, "StartDateTo", f)
+	cf.EndFrom, cf.EndTo = dateField(q, "EndDateFrom", f), dateField(q, "EndDateTo", f)
+	if s := q.Get("SortBy"); s != "" {
+		sb, err := contract.ParseSortField(s)
+		if err != nil {
+			f.Add("SortBy", domain.ErrorMessage(err))
+		}
+		cf.SortBy = sb
+	}
+	if q.Get("SortDesc") == "false" {
+		cf.SortDesc = false
+	}
+	if l := idField(q, "Limit", f); l != nil && *l > 0 {
+		cf.Limit = min(*l, 100)
+	}
+	if o := idField(q, "Offset", f); o != nil {
+		cf.Offset = *o
+	}
+	return cf, f
+}

@@ -1,0 +1,252 @@
+package console_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"counsel/app/apptest"
+	"counsel/domain/account"
+	"counsel/ports/porttest"
+)
+
+func TestDocumentsFlow(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := b.createContract("With papers", nil)
+	page := b.get(fmt.Sprintf("/console/contracts/%d", id))
+	is.True(strings.Contains(page.Body, `enctype="multipart/form-data"`))
+	r := b.upload(id, "offer.pdf", porttest.MinimalPDF(1), false)
+	is.Equal(r.Status, http.StatusSeeOther)
+	is.Equal(r.Header.Get("Location"), fmt.Sprintf("/console/contracts/%d#documents", id))
+	// console.js's request gets 204 and where to go.
+	r = b.upload(id, "second.pdf", porttest.MinimalPDF(2), true)
+	is.Equal(r.Status, http.StatusNoContent)
+	is.Equal(r.Header.Get("X-Counsel-Upload"), fmt.Sprintf("/console/contracts/%d#documents", id))
+	// Not a PDF or DOCX: the message next to the file input.
+	r = b.upload(id, "notes.txt", []byte("plain text"), false)
+	is.Equal(r.Status, http.StatusUnsupportedMediaType)
+	is.True(strings.Contains(r.Body, `id="e-file"`))
+	// No CSRF token: refused before the file is read.
+	csrf := b.csrf
+	b.csrf = "forged"
+	r = b.upload(id, "x.pdf", porttest.MinimalPDF(1), false)
+	is.Equal(r.Status, http.StatusForbidden)
+	b.csrf = csrf
+	page = b.get(fmt.Sprintf("/console/contracts/%d", id))
+	is.True(strings.Contains(page.Body, "Documents (2)"))
+	is.True(strings.Contains(page.Body, ">offer.pdf</a>"))
+	r = b.get(fmt.Sprintf("/console/contracts/%d/documents/1", id))
+	is.Equal(r.Status, 200)
+	is.Equal(r.Header.Get("Content-Type"), "application/pdf")
+	is.True(strings.HasPrefix(r.Body, "%PDF"))
+	is.True(strings.Contains(r.Header.Get("Content-Disposition"), `attachment; filename=offer.pdf`))
+	r = b.post(fmt.Sprintf("/console/contracts/%d/documents/2/delete", id), nil)
+	is.Equal(r.Status, http.StatusSeeOther)
+	is.True(strings.Contains(b.get(fmt.Sprintf("/console/contracts/%d", id)).Body, "Documents (1)"))
+
+	// Out for signature: removing is refused with the reason.
+	b.get(fmt.Sprintf("/console/contracts/%d/signing", id))
+	r = b.post(fmt.Sprintf("/console/contracts/%d/signing", id), url.Values{"documentIds": {"1"},
+		"submitters[0].name": {"Ann"}, "submitters[0].email": {"ann@client.example"}, "order": {"preserved"}})
+	is.Equal(r.Status, http.StatusSeeOther)
+	r = b.post(fmt.Sprintf("/console/contracts/%d/documents/1/delete", id), nil)
+	is.Equal(r.Status, http.StatusConflict)
+	is.True(strings.Contains(r.Body, "documents cannot be removed while the contract is out for signature"))
+}
+
+// TestSigningFlow takes a contract from Draft to Signed with two signers
+// through the console and the embedded signer's pages, after a decline
+// and a resubmission.
+func TestSigningFlow(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := b.createContract("Engagement", nil)
+	signing := fmt.Sprintf("/console/contracts/%d/signing", id)
+	page := b.get(signing)
+	is.True(strings.Contains(page.Body, "Upload a PDF or DOCX document to the contract first."))
+	b.upload(id, "engagement.pdf", porttest.MinimalPDF(1), false)
+	page = b.get(signing)
+	is.True(strings.Contains(page.Body, `name="submitters[1].email"`)) // two signer rows
+	is.True(strings.Contains(b.get(signing+"?signers=3").Body, `name="submitters[2].email"`))
+	// Errors next to the signer's field.
+	r := b.post(signing, url.Values{"documentIds": {"1"}, "submitters[0].name": {"Ann"}, "submitters[0].email": {"not-an-email"},
+		"submitters[1].name": {"Bob"}, "submitters[1].email": {"bob@client.example"}})
+	is.Equal(r.Status, http.StatusBadRequest)
+	is.True(strings.Contains(r.Body, `id="e-submitters[0].email"`))
+	is.True(strings.Contains(r.Body, "email is not a valid address"))
+	r = b.post(signing, url.Values{"submitters[0].email": {"ann@client.example"}})
+	is.Equal(r.Status, http.StatusBadRequest)
+	is.True(strings.Contains(r.Body, `id="e-documentIds"`))
+
+	send := func() {
+		t.Helper()
+		r := b.post(signing, url.Values{"documentIds": {"1"}, "order": {"preserved"}, "message.subject": {"Please sign"},
+			"submitters[0].name": {"Ann Client"}, "submitters[0].email": {"ann@client.example"}, "submitters[0].role": {"Client"},
+			"submitters[1].name": {"Bob Partner"}, "submitters[1].email": {"bob@firm.example"}, "submitters[1].phone": {"+61 400 000 000"}})
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("submit: %d %s", r.Status, r.Body)
+		}
+	}
+	send()
+	page = b.get(signing)
+	is.True(strings.Contains(page.Body, "Waiting for client signature"))
+	links := signerLinks(page.Body)
+	is.Equal(len(links), 2)
+	is.True(strings.Contains(page.Body, `data-copy="link-0-0" hidden>Copy link`))
+	is.True(strings.Contains(page.Body, "Template"))
+	is.True(strings.Contains(page.Body, "Ann Client") && strings.Contains(page.Body, "Client"))
+
+	// Ann declines: the reason shows, and the form offers a resubmission.
+	req, _ := http.NewRequest("GET", links[0], nil)
+	m := signTokRe.FindStringSubmatch(string(s.Send(t, req).Body))
+	is.True(m != nil)
+	form := url.Values{"token": {strings.ReplaceAll(m[1], "&#43;", "+")}, "reason": {"Wrong fee"}}
+	req, _ = http.NewRequest("POST", links[0]+"/decline", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	is.Equal(s.Send(t, req).Status, 200)
+	page = b.get(signing)
+	is.True(strings.Contains(page.Body, "Reason: Wrong fee"))
+	is.True(strings.Contains(page.Body, "Resubmit for signature"))
+	contractPage := b.get(fmt.Sprintf("/console/contracts/%d", id))
+	is.Equal(offered(contractPage.Body), []string{"Draft", "ContractDesign"}) // revise, as the state machine allows
+
+	send()
+	page = b.get(signing)
+	links = signerLinks(page.Body)
+	is.Equal(len(links), 4) // the new submission's two, then the declined one's
+	signAt(t, s, links[0], "Ann Client")
+	signAt(t, s, links[1], "Bob Partner")
+	page = b.get(signing)
+	is.True(strings.Contains(page.Body, `<span class="status s-Signed">Signed</span>`))
+	is.True(strings.Contains(page.Body, "Signed document"))
+	contractPage = b.get(fmt.Sprintf("/console/contracts/%d", id))
+	is.True(strings.Contains(contractPage.Body, `<span class="status s-Signed">Signed</span>`))
+	is.Equal(offered(contractPage.Body), []string{"Expired"})
+	is.True(strings.Contains(contractPage.Body, "Signed evidence")) // signed copies cannot be removed
+}
+
+func TestBulkStatus(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	a := b.createContract("Plain one", nil)
+	d := importAt(t, s, 4, true) // a digital Signed contract
+	list := b.get("/console/contracts?Status=Draft&Status=Signed")
+	is.True(strings.Contains(list.Body, `name="ids" value="`))
+	r := b.post("/console/contracts/status", url.Values{"ids": {fmt.Sprint(a), fmt.Sprint(d)}, "status": {"Archived"},
+		"back": {"/console/contracts?Status=Draft&Status=Signed"}})
+	is.Equal(r.Status, 200)
+	is.True(strings.Contains(r.Body, "Status change to Archived"))
+	is.True(strings.Contains(r.Body, ">Plain one</a></td><td data-label=\"Result\">Changed to Archived"))
+	is.True(strings.Contains(r.Body, "Refused: cannot change status from Signed to Archived: a digital contract can only expire after it is signed"))
+	is.True(strings.Contains(r.Body, "Showing 1–1 of 1")) // the list as filtered before
+	r = b.post("/console/contracts/status", url.Values{"status": {"Archived"}})
+	is.Equal(r.Status, http.StatusBadRequest)
+	is.True(strings.Contains(r.Body, "select at least one contract"))
+}
+
+// TestContractViewOnly: a user with ContractView alone sees no write
+// control and is refused when posting anyway.
+func TestContractViewOnly(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	admin := newBrowser(t, s)
+	admin.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := admin.createContract("Watched", nil)
+	admin.upload(id, "w.pdf", porttest.MinimalPDF(1), false)
+	admin.get(fmt.Sprintf("/console/contracts/%d/signing", id))
+	admin.post(fmt.Sprintf("/console/contracts/%d/signing", id), url.Values{"documentIds": {"1"},
+		"submitters[0].email": {"ann@client.example"}})
+
+	_, email := userWith(t, s, account.ContractView)
+	v := newBrowser(t, s)
+	v.signIn(email, "password-123")
+	home := v.get("/console")
+	is.True(strings.Contains(home.Body, `href="/console/contracts"`))
+	is.True(strings.Contains(home.Body, "Waiting for signature</a></dt><dd>1</dd>"))
+	for _, path := range []string{"/console/contracts", fmt.Sprintf("/console/contracts/%d", id), fmt.Sprintf("/console/contracts/%d/signing", id)} {
+		r := v.get(path)
+		is.Equal(r.Status, 200)
+		for _, control := range []string{`method="post"` + " action=\"/console/contracts", "New contract", `name="ids"`, "Change status", "Delete…",
+			`type="file"`, "Remove", "Send for signature", "Copy link", "/sign/"} {
+			if strings.Contains(r.Body, control) {
+				t.Errorf("%s shows %q to a ContractView-only user", path, control)
+			}
+		}
+	}
+	is.True(strings.Contains(v.get(fmt.Sprintf("/console/contracts/%d/signing", id)).Body, "ann@client.example")) // the signers, without links
+	for _, tt := range []struct {
+		path string
+		form url.Values
+	}{
+		{"/console/contracts", url.Values{"contractName": {"x"}}},
+		{fmt.Sprintf("/console/contracts/%d", id), url.Values{"contractName": {"x"}}},
+		{fmt.Sprintf("/console/contracts/%d/status", id), url.Values{"status": {"Draft"}}},
+		{fmt.Sprintf("/console/contracts/%d/delete", id), nil},
+		{"/console/contracts/status", url.Values{"ids": {fmt.Sprint(id)}, "status": {"Draft"}}},
+		{fmt.Sprintf("/console/contracts/%d/documents/1/delete", id), nil},
+		{fmt.Sprintf("/console/contracts/%d/signing", id), url.Values{"documentIds": {"1"}}},
+	} {
+		r := v.post(tt.path, tt.form)
+		is.Equal(r.Status, http.StatusForbidden)
+		is.True(strings.Contains(r.Body, "Not permitted"))
+	}
+	is.Equal(v.upload(id, "x.pdf", porttest.MinimalPDF(1), false).Status, http.StatusForbidden)
+	is.Equal(v.get("/console/contracts/new").Status, http.StatusForbidden)
+
+	// No ContractView: no Contracts section, and the pages refuse.
+	_, none := userWith(t, s)
+	n := newBrowser(t, s)
+	n.signIn(none, "password-123")
+	is.True(!strings.Contains(n.get("/console").Body, `href="/console/contracts"`))
+	is.Equal(n.get("/console/contracts").Status, http.StatusForbidden)
+}
+
+func TestHomeCounters(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	day := func(d int) string { return s.Clock.Now().AddDate(0, 0, d).Format("2006-01-02") }
+	b.createContract("Draft A", nil)
+	b.createContract("Draft B", nil)
+	for _, end := range []int{10, 60} {
+		id := b.createContract(fmt.Sprint("Ends in ", end), url.Values{"endDate": {day(end)}})
+		is.Equal(b.post(fmt.Sprintf("/console/contracts/%d/status", id), url.Values{"status": {"Signed"}}).Status, http.StatusSeeOther)
+	}
+	home := b.get("/console")
+	is.True(strings.Contains(home.Body, "Drafts</a></dt><dd>2</dd>"))
+	is.True(strings.Contains(home.Body, "Waiting for signature</a></dt><dd>0</dd>"))
+	is.True(strings.Contains(home.Body, "Signed, ending within 30 days</a></dt><dd>1</dd>"))
+	// Each counter links to the list it counts.
+	m := regexp.MustCompile(`href="([^"]+)">Signed, ending within 30 days`).FindStringSubmatch(home.Body)
+	is.True(m != nil)
+	list := b.get(html.UnescapeString(m[1]))
+	is.True(strings.Contains(list.Body, "Showing 1–1 of 1"))
+	is.True(strings.Contains(list.Body, ">Ends in 10</a>"))
+}
+
+func TestDocumentTooLarge(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := b.createContract("Big", nil)
+	big := append(porttest.MinimalPDF(1), make([]byte, 20<<20)...)
+	r := b.upload(id, "big.pdf", big, false)
+	is.Equal(r.Status, http.StatusRequestEntityTooLarge)
+	is.True(strings.Contains(r.Body, `id="e-file"`))
+	is.True(strings.Contains(b.get(fmt.Sprintf("/console/contracts/%d", id)).Body, "Documents (0)"))
+}

@@ -1,0 +1,80 @@
+package contracts
+
+import (
+	"context"
+	"time"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/contract"
+)
+
+// The use cases below serve the web console: what a page may offer is
+// decided here and by domain/contract, never by the page.
+
+// StatusChoices returns contract id and the statuses the caller may move
+// it to by hand, as the state machine says (contract.NextStatuses for a
+// user): none without ContractEdit. ENOTFOUND.
+func (s *Service) StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error) {
+	p, err := account.Require(ctx, account.ContractView)
+	if err != nil {
+		return contract.Contract{}, nil, err
+	}
+	c, err := s.d.Store.Contract(ctx, id)
+	if err != nil {
+		return contract.Contract{}, nil, err
+	}
+	if !p.Can(account.ContractEdit) {
+		return c, nil, nil
+	}
+	return c, contract.NextStatuses(c.Status, contract.ActorUser, c.IsDigital()), nil
+}
+
+// ExpiringWindow is how far ahead Counters looks for Signed contracts
+// that end.
+const ExpiringWindow = 30 * 24 * time.Hour
+
+// Counters counts, among the contracts the caller may read, the Drafts,
+// those waiting for signatures, and the Signed ones whose end date falls
+// within ExpiringWindow from now. Contracts have no owner, and
+// ContractView reads them all, so the counts are the firm's. Each is the
+// exact count of the list filter, answered from the status indexes.
+func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring int64, err error) {
+	if _, err = account.Require(ctx, account.ContractView); err != nil {
+		return 0, 0, 0, err
+	}
+	now := s.d.Clock.Now().UTC()
+	soon := now.Add(ExpiringWindow)
+	count := func(f contract.Filter) int64 {
+		if err != nil {
+			return 0
+		}
+		var n int64
+		f.Limit = 1
+		_, n, err = s.d.Store.Contracts(ctx, f)
+		return n
+	}
+	drafts = count(contract.Filter{Statuses: []contract.Status{contract.Draft}})
+	waiting = count(contract.Filter{Statuses: []contract.Status{contract.WaitingForClientSignature}})
+	expiring = count(contract.Filter{Statuses: []contract.Status{contract.Signed}, EndFrom: &now, EndTo: &soon})
+	return drafts, waiting, expiring, err
+}
+
+// RemoveDocumentOutsideSigning removes a document as RemoveDocument does,
+// but refuses (ECONFLICT, with the reason) while the contract waits for
+// signatures: the signers are reading that document. The JSON API's
+// DELETE keeps its own behaviour.
+func (s *Service) RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error {
+	if _, err := account.Require(ctx, account.ContractEdit); err != nil {
+		return err
+	}
+	c, err := s.d.Store.Contract(ctx, contractID)
+	if err != nil {
+		return err
+	}
+	if c.Status == contract.WaitingForClientSignature {
+		return domain.Errorf(domain.ECONFLICT,
+			"documents cannot be removed while the contract is out for signature (WaitingForClientSignature): the signers are reading them")
+	}
+	return s.RemoveDocument(ctx, contractID, docID)
+}
