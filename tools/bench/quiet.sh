@@ -51,8 +51,8 @@ echo
 echo "| What | old ($old) | new |"
 echo "|---|---|---|"
 row() { # label, pattern; the figure after the binary name
-	o=$(grep "^counsel-old$2" "$tmp/tp.log" | sed "s/^counsel-old$2//" | tr '\n' ';' | sed 's/;$//')
-	n=$(grep "^counsel-new$2" "$tmp/tp.log" | sed "s/^counsel-new$2//" | tr '\n' ';' | sed 's/;$//')
+	o=$(grep "^counsel-old$2" "$tmp/tp.log" | sed "s|^counsel-old$2||" | tr '\n' ';' | sed 's/;$//')
+	n=$(grep "^counsel-new$2" "$tmp/tp.log" | sed "s|^counsel-new$2||" | tr '\n' ';' | sed 's/;$//')
 	echo "| $1 | $o | $n |"
 }
 row "/api/me vs bare" ' /api/me round [12]: '
