@@ -181,11 +181,7 @@ func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contra
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]any, len(page))
-	for i, id := range page {
-		ids[i] = id
-	}
-	return ids, count, nil
+	return intArgs(page), count, nil
 }
 
 // How a page of a word search is read.

@@ -405,11 +405,7 @@ func (s *ContractStore) searchIDsPage(ctx context.Context, tx queryer, f contrac
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]any, len(page))
-	for i, id := range page {
-		ids[i] = id
-	}
-	return ids, count, nil
+	return intArgs(page), count, nil
 }
 
 // likeable reports whether LIKE over searchText finds exactly what the
