@@ -13,12 +13,20 @@ run: build
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/counsel
 
-## test: vet, the whole test suite with the race detector (fuzz seed corpora included), then the
-## HTTP suite again on PostgreSQL (COUNSEL_TEST_POSTGRES; skipped when no server answers)
+## test: vet, then at once the whole test suite with the race detector (fuzz seed corpora included)
+## and the HTTP suite again on PostgreSQL (COUNSEL_TEST_POSTGRES; skipped when no server answers).
+## The tests mostly wait (databases, HTTP), so the two passes overlap well even on two cores;
+## TEST_PARALLEL tests of a package run at once (each PostgreSQL test holds a pool of up to 9
+## connections; the server allows 100). The PostgreSQL pass prints when both are done.
+TEST_PARALLEL ?= 4
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
-	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m ./app
+	@pg=$$(mktemp); \
+	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./app >$$pg 2>&1 & pid=$$!; \
+	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; all=$$?; \
+	wait $$pid; app=$$?; \
+	echo "--- the HTTP suite on PostgreSQL:"; cat $$pg; rm -f $$pg; \
+	test $$all -eq 0 && test $$app -eq 0
 
 ## bench: the benchmarks (not part of make test)
 bench:

@@ -1,15 +1,12 @@
 package app_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/smtp/smtptest"
 	"counsel/app"
 	"counsel/app/apptest"
 
@@ -38,6 +36,7 @@ func login(t *testing.T, s *apptest.Server, email, password, otp string) *apptes
 }
 
 func TestGetOTP(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	tests := []struct {
 		name   string
@@ -95,6 +94,7 @@ func TestGetOTP(t *testing.T) {
 }
 
 func TestLoginFailuresLookAlike(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
 	used := getOTP(t, s, email)
@@ -139,6 +139,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 func fn(s string) func() string { return func() string { return s } }
 
 func TestOTPRules(t *testing.T) {
+	t.Parallel()
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
 	t.Run("a newer code replaces the older", func(t *testing.T) {
 		is := is.New(t)
@@ -202,6 +203,7 @@ func TestOTPRules(t *testing.T) {
 }
 
 func TestLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 3, 15*time.Minute })
 	email, pw := apptest.AdminEmail, apptest.AdminPassword
@@ -220,6 +222,7 @@ func TestLockout(t *testing.T) {
 }
 
 func TestAuthRateLimitPerAddress(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.AuthRateLimit = 3 })
 	for i := 0; i < 3; i++ {
@@ -234,6 +237,7 @@ func TestAuthRateLimitPerAddress(t *testing.T) {
 }
 
 func TestRefreshAndLogout(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	refresh := func(access, rt string) *apptest.Response {
 		return s.Do(t, "POST", "/api/account/refresh-token", "", map[string]string{"accessToken": access, "refreshToken": rt})
@@ -289,6 +293,7 @@ func TestRefreshAndLogout(t *testing.T) {
 }
 
 func TestConcurrentRefreshExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	tok := s.Login(t, apptest.AdminEmail, apptest.AdminPassword)
@@ -328,6 +333,7 @@ func b64(v any) string {
 }
 
 func TestForgedAccessTokensAreRefused(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	real := s.Admin(t)
 	var jwks struct {
@@ -368,6 +374,7 @@ func TestForgedAccessTokensAreRefused(t *testing.T) {
 }
 
 func TestCommonHeaders(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	for _, p := range []string{"/healthz", "/readyz", "/nope", "/.well-known/jwks.json", "/docs"} {
@@ -384,6 +391,7 @@ func TestCommonHeaders(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.CORSOrigins = []string{"https://app.example.com"} })
 	req, _ := http.NewRequest("OPTIONS", s.URL+"/api/permissions/me", nil)
@@ -421,6 +429,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestOTPDeliveryLog(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var logs syncBuffer
 	s := apptest.New(t, func(c *app.Config) {
@@ -440,96 +449,26 @@ func TestOTPDeliveryLog(t *testing.T) {
 	is.True(!strings.Contains(logs.String(), apptest.AdminPassword)) // no password in the log
 }
 
-// smtpSink is a minimal SMTP server that records the messages it gets.
-type smtpSink struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []string
-	got  chan struct{}
-}
-
-func newSMTPSink(t *testing.T) *smtpSink {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpSink{ln: ln, got: make(chan struct{}, 10)}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return s
-}
-
-func (s *smtpSink) serve(c net.Conn) {
-	defer c.Close()
-	rd := bufio.NewReader(c)
-	say := func(l string) { fmt.Fprintf(c, "%s\r\n", l) }
-	say("220 sink ESMTP")
-	var data strings.Builder
-	inData := false
-	for {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return
-		}
-		if inData {
-			if line == ".\r\n" {
-				inData = false
-				s.mu.Lock()
-				s.msgs = append(s.msgs, data.String())
-				s.mu.Unlock()
-				s.got <- struct{}{}
-				say("250 queued")
-				continue
-			}
-			data.WriteString(line)
-			continue
-		}
-		switch cmd := strings.ToUpper(strings.TrimSpace(line)); {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250 sink")
-		case strings.HasPrefix(cmd, "DATA"):
-			inData = true
-			say("354 go on")
-		case strings.HasPrefix(cmd, "QUIT"):
-			say("221 bye")
-			return
-		default:
-			say("250 ok")
-		}
-	}
-}
-
 func TestOTPDeliverySMTP(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
-	sink := newSMTPSink(t)
+	sink := smtptest.New(t)
 	s := apptest.New(t, func(c *app.Config) {
-		c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = "smtp", sink.ln.Addr().String(), "counsel@example.com"
+		c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = "smtp", sink.Addr(), "counsel@example.com"
 	})
 	m := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": apptest.AdminEmail}).Map(t)
 	is.Equal(m["otp"], "")
 	is.Equal(m["status"], true)
 	select {
-	case <-sink.got:
+	case <-sink.Got():
 	case <-time.After(10 * time.Second):
 		t.Fatal("no email arrived")
 	}
-	sink.mu.Lock()
-	msg := sink.msgs[0]
-	sink.mu.Unlock()
+	msg := sink.Messages()[0].Data
 	is.True(strings.Contains(msg, "To: "+apptest.AdminEmail))
 	code := regexp.MustCompile(`[0-9]{6}`).FindString(msg)
 	is.Equal(login(t, s, apptest.AdminEmail, apptest.AdminPassword, code).Status, 200) // the emailed code signs in
 	s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": "ghost@example.com"})
 	s.App.Accounts.Wait()
-	sink.mu.Lock()
-	is.Equal(len(sink.msgs), 1) // nothing is sent to unknown emails
-	sink.mu.Unlock()
+	is.Equal(len(sink.Messages()), 1) // nothing is sent to unknown emails
 }

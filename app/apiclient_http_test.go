@@ -17,6 +17,7 @@ import (
 // TestGeneratedClient drives a sign-in, a user creation and a contract
 // through the client oapi-codegen generates from /openapi.json.
 func TestGeneratedClient(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	ctx := context.Background()

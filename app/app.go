@@ -54,9 +54,12 @@ type App struct {
 	Accounts *accounts.Service
 	hasher   *argon2.Hasher
 	store    AccountStore
-	stop     context.CancelFunc
-	done     chan struct{}
-	closers  []func() error
+	// bg is the context of background work; stop cancels it and loops
+	// counts the goroutines Close waits for (background.go).
+	bg      context.Context
+	stop    context.CancelFunc
+	loops   sync.WaitGroup
+	closers []func() error
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -107,7 +110,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 		cfg.Logger = NewLogger(cfg, w)
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, logs: logs, done: make(chan struct{})}
+	a := &App{cfg: cfg, log: cfg.Logger, logs: logs}
+	a.bg, a.stop = context.WithCancel(context.Background())
 	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			a.Close()
@@ -304,7 +308,7 @@ func (a *App) wireContracts() error {
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
 	})
-	a.every(sweepInterval, "contract expiry sweep", a.exclusive("contract-expiry", a.Contracts.ExpireDue))
+	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.Contracts.ExpireDue)))
 	return nil
 }
 
@@ -434,9 +438,8 @@ func (a *App) Close() error {
 }
 
 func (a *App) close() error {
-	if a.stop != nil {
-		a.stop()
-	}
+	a.stop()
+	a.loops.Wait()
 	if a.Accounts != nil {
 		a.Accounts.Wait()
 	}

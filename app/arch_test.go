@@ -18,6 +18,7 @@ import (
 // libraries, never app and never another adapter. Only app and cmd see
 // everything.
 func TestArchitecture(t *testing.T) {
+	t.Parallel()
 	root := ".."
 	const mod = "counsel/"
 	type rule struct {

@@ -18,9 +18,18 @@ import (
 	"counsel/ports"
 )
 
-// Config is every setting of the service. Each field with an env name in
-// settings() is read from COUNSEL_* and from a flag of `counsel serve`.
+// Config is what New takes: the settings, and apart from them what the
+// process (the command line, tests) injects. Both are embedded, so
+// cfg.DB and cfg.Clock read alike.
 type Config struct {
+	Options
+	Injections
+}
+
+// Options are every setting of the service (Settings describes them):
+// each field has an env name in settings(), read from COUNSEL_* and from
+// a flag of `counsel serve`.
+type Options struct {
 	Addr    string
 	DB      string
 	DataDir string
@@ -77,8 +86,11 @@ type Config struct {
 	OIDCName           string
 
 	ConsoleIdle time.Duration
+}
 
-	// Not settings: what tests and the command line inject.
+// Injections are not settings: what tests and the command line hand the
+// service. Their zero values are production's.
+type Injections struct {
 	HashParams *argon2.Params // nil: argon2.DefaultParams; tests use cheaper ones
 	Clock      ports.Clock    // nil: the system clock
 	Rand       io.Reader      // nil: crypto/rand
@@ -93,15 +105,15 @@ type Config struct {
 // setting is one COUNSEL_* variable: its flag name, default and parser.
 type setting struct {
 	env, def, help string
-	set            func(c *Config, v string) error
+	set            func(c *Options, v string) error
 }
 
-func str(p func(*Config) *string) func(*Config, string) error {
-	return func(c *Config, v string) error { *p(c) = strings.TrimSpace(v); return nil }
+func str(p func(*Options) *string) func(*Options, string) error {
+	return func(c *Options, v string) error { *p(c) = strings.TrimSpace(v); return nil }
 }
 
-func dur(p func(*Config) *time.Duration) func(*Config, string) error {
-	return func(c *Config, v string) error {
+func dur(p func(*Options) *time.Duration) func(*Options, string) error {
+	return func(c *Options, v string) error {
 		v = strings.TrimSpace(v)
 		// Plain seconds; negative or overflowing counts fall through to
 		// ParseDuration, which refuses them.
@@ -118,8 +130,8 @@ func dur(p func(*Config) *time.Duration) func(*Config, string) error {
 	}
 }
 
-func num(p func(*Config) *int) func(*Config, string) error {
-	return func(c *Config, v string) error {
+func num(p func(*Options) *int) func(*Options, string) error {
+	return func(c *Options, v string) error {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 0 {
 			return fmt.Errorf("want a non-negative integer, got %q", v)
@@ -142,17 +154,17 @@ func list(v string) []string {
 // settings lists every COUNSEL_* setting with its default (API-DECISIONS 8).
 func settings() []setting {
 	return []setting{
-		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Config) *string { return &c.Addr })},
-		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Config) *string { return &c.DB })},
-		{"COUNSEL_DATA_DIR", "./data", "folder for contract documents", str(func(c *Config) *string { return &c.DataDir })},
-		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Config) *string { return &c.PublicURL })},
-		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
-		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
-		{"COUNSEL_ACCESS_TTL", "15m", "access token lifetime", dur(func(c *Config) *time.Duration { return &c.AccessTTL })},
-		{"COUNSEL_REFRESH_TTL", "720h", "session lifetime from sign-in (refresh tokens)", dur(func(c *Config) *time.Duration { return &c.RefreshTTL })},
-		{"COUNSEL_OTP_TTL", "5m", "one-time password lifetime", dur(func(c *Config) *time.Duration { return &c.OTPTTL })},
-		{"COUNSEL_CORS_ORIGINS", "", "comma-separated browser origins allowed to call the API", func(c *Config, v string) error { c.CORSOrigins = list(v); return nil }},
-		{"COUNSEL_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is trusted", func(c *Config, v string) error {
+		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Options) *string { return &c.Addr })},
+		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Options) *string { return &c.DB })},
+		{"COUNSEL_DATA_DIR", "./data", "folder for contract documents", str(func(c *Options) *string { return &c.DataDir })},
+		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
+		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Options) *string { return &c.LogLevel })},
+		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Options) *string { return &c.LogFormat })},
+		{"COUNSEL_ACCESS_TTL", "15m", "access token lifetime", dur(func(c *Options) *time.Duration { return &c.AccessTTL })},
+		{"COUNSEL_REFRESH_TTL", "720h", "session lifetime from sign-in (refresh tokens)", dur(func(c *Options) *time.Duration { return &c.RefreshTTL })},
+		{"COUNSEL_OTP_TTL", "5m", "one-time password lifetime", dur(func(c *Options) *time.Duration { return &c.OTPTTL })},
+		{"COUNSEL_CORS_ORIGINS", "", "comma-separated browser origins allowed to call the API", func(c *Options, v string) error { c.CORSOrigins = list(v); return nil }},
+		{"COUNSEL_TRUSTED_PROXIES", "", "comma-separated proxy addresses or CIDRs whose X-Forwarded-For is trusted", func(c *Options, v string) error {
 			c.TrustedProxies = nil
 			for _, f := range list(v) {
 				if !strings.Contains(f, "/") {
@@ -170,7 +182,7 @@ func settings() []setting {
 			}
 			return nil
 		}},
-		{"COUNSEL_FRAME_ANCESTORS", "", "comma-separated origins (https://www.firm.example) that may frame the signer's pages; empty: none", func(c *Config, v string) error {
+		{"COUNSEL_FRAME_ANCESTORS", "", "comma-separated origins (https://www.firm.example) that may frame the signer's pages; empty: none", func(c *Options, v string) error {
 			c.FrameAncestors = nil
 			for _, o := range list(v) {
 				origin, ok := parseOrigin(o)
@@ -181,35 +193,35 @@ func settings() []setting {
 			}
 			return nil
 		}},
-		{"COUNSEL_LINK_TTL", "1h", "lifetime of the signed links to documents of signing templates", dur(func(c *Config) *time.Duration { return &c.LinkTTL })},
-		{"COUNSEL_ADMIN_EMAIL", "admin@localhost", "first administrator's email (first start only)", str(func(c *Config) *string { return &c.AdminEmail })},
-		{"COUNSEL_ADMIN_PASSWORD", "", "first administrator's password (first start only); empty: random, printed once", func(c *Config, v string) error { c.AdminPassword = v; return nil }},
-		{"COUNSEL_OTP_DELIVERY", "response", "response, log or smtp", str(func(c *Config) *string { return &c.OTPDelivery })},
-		{"COUNSEL_OTP_RESEND_INTERVAL", "30s", "least time between two codes for one email; 0 off", dur(func(c *Config) *time.Duration { return &c.OTPResendInterval })},
-		{"COUNSEL_OTP_HOURLY_LIMIT", "10", "most codes per email per hour; 0 off", num(func(c *Config) *int { return &c.OTPHourlyLimit })},
-		{"COUNSEL_LOCKOUT_THRESHOLD", "10", "consecutive failed sign-ins that lock an account; 0 off", num(func(c *Config) *int { return &c.LockoutThreshold })},
-		{"COUNSEL_LOCKOUT_DURATION", "15m", "how long a locked account stays locked", dur(func(c *Config) *time.Duration { return &c.LockoutDuration })},
-		{"COUNSEL_AUTH_RATE_LIMIT", "30", "requests a minute per client address on public sign-in routes; 0 off", num(func(c *Config) *int { return &c.AuthRateLimit })},
-		{"COUNSEL_HASH_CONCURRENCY", "0", "password hashes computed at once (19 MiB each); 0: one per CPU", num(func(c *Config) *int { return &c.HashConcurrency })},
-		{"COUNSEL_TOTP_ISSUER", "Counsel", "issuer name authenticator apps show", str(func(c *Config) *string { return &c.TOTPIssuer })},
-		{"COUNSEL_SMTP_ADDR", "", "SMTP relay host:port", str(func(c *Config) *string { return &c.SMTPAddr })},
-		{"COUNSEL_SMTP_FROM", "", "sender address of emails", str(func(c *Config) *string { return &c.SMTPFrom })},
-		{"COUNSEL_SMTP_USERNAME", "", "SMTP user; empty: no authentication", str(func(c *Config) *string { return &c.SMTPUsername })},
-		{"COUNSEL_SMTP_PASSWORD", "", "SMTP password", func(c *Config, v string) error { c.SMTPPassword = v; return nil }},
-		{"COUNSEL_SIGNING_PROVIDER", "embedded", "embedded or docuseal", str(func(c *Config) *string { return &c.SigningProvider })},
-		{"COUNSEL_DOCUSEAL_URL", "", "DocuSeal API base URL, e.g. https://api.docuseal.com", str(func(c *Config) *string { return &c.DocuSealURL })},
-		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Config) *string { return &c.DocuSealAPIKey })},
-		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Config, v string) error { c.DocuSealWebhookSecret = v; return nil }},
-		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Config) *string { return &c.DocuSealUserEmail })},
-		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Config) *string { return &c.FirmName })},
-		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Config) *string { return &c.PDFCert })},
-		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Config) *string { return &c.PDFKey })},
-		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Config) *string { return &c.OIDCIssuer })},
-		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Config) *string { return &c.OIDCClientID })},
-		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Config, v string) error { c.OIDCClientSecret = v; return nil }},
-		{"COUNSEL_OIDC_REDIRECT_URI", "", "redirect URI used for the code exchange", str(func(c *Config) *string { return &c.OIDCRedirectURI })},
-		{"COUNSEL_OIDC_JWKS_URL", "", "key set URL; empty: from discovery", str(func(c *Config) *string { return &c.OIDCJWKSURL })},
-		{"COUNSEL_OIDC_AUTO_PROVISION", "false", "create unknown users of allowed domains on first sign-in", func(c *Config, v string) error {
+		{"COUNSEL_LINK_TTL", "1h", "lifetime of the signed links to documents of signing templates", dur(func(c *Options) *time.Duration { return &c.LinkTTL })},
+		{"COUNSEL_ADMIN_EMAIL", "admin@localhost", "first administrator's email (first start only)", str(func(c *Options) *string { return &c.AdminEmail })},
+		{"COUNSEL_ADMIN_PASSWORD", "", "first administrator's password (first start only); empty: random, printed once", func(c *Options, v string) error { c.AdminPassword = v; return nil }},
+		{"COUNSEL_OTP_DELIVERY", "response", "response, log or smtp", str(func(c *Options) *string { return &c.OTPDelivery })},
+		{"COUNSEL_OTP_RESEND_INTERVAL", "30s", "least time between two codes for one email; 0 off", dur(func(c *Options) *time.Duration { return &c.OTPResendInterval })},
+		{"COUNSEL_OTP_HOURLY_LIMIT", "10", "most codes per email per hour; 0 off", num(func(c *Options) *int { return &c.OTPHourlyLimit })},
+		{"COUNSEL_LOCKOUT_THRESHOLD", "10", "consecutive failed sign-ins that lock an account; 0 off", num(func(c *Options) *int { return &c.LockoutThreshold })},
+		{"COUNSEL_LOCKOUT_DURATION", "15m", "how long a locked account stays locked", dur(func(c *Options) *time.Duration { return &c.LockoutDuration })},
+		{"COUNSEL_AUTH_RATE_LIMIT", "30", "requests a minute per client address on public sign-in routes; 0 off", num(func(c *Options) *int { return &c.AuthRateLimit })},
+		{"COUNSEL_HASH_CONCURRENCY", "0", "password hashes computed at once (19 MiB each); 0: one per CPU", num(func(c *Options) *int { return &c.HashConcurrency })},
+		{"COUNSEL_TOTP_ISSUER", "Counsel", "issuer name authenticator apps show", str(func(c *Options) *string { return &c.TOTPIssuer })},
+		{"COUNSEL_SMTP_ADDR", "", "SMTP relay host:port", str(func(c *Options) *string { return &c.SMTPAddr })},
+		{"COUNSEL_SMTP_FROM", "", "sender address of emails", str(func(c *Options) *string { return &c.SMTPFrom })},
+		{"COUNSEL_SMTP_USERNAME", "", "SMTP user; empty: no authentication", str(func(c *Options) *string { return &c.SMTPUsername })},
+		{"COUNSEL_SMTP_PASSWORD", "", "SMTP password", func(c *Options, v string) error { c.SMTPPassword = v; return nil }},
+		{"COUNSEL_SIGNING_PROVIDER", "embedded", "embedded or docuseal", str(func(c *Options) *string { return &c.SigningProvider })},
+		{"COUNSEL_DOCUSEAL_URL", "", "DocuSeal API base URL, e.g. https://api.docuseal.com", str(func(c *Options) *string { return &c.DocuSealURL })},
+		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Options) *string { return &c.DocuSealAPIKey })},
+		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Options, v string) error { c.DocuSealWebhookSecret = v; return nil }},
+		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Options) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Options) *string { return &c.FirmName })},
+		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Options) *string { return &c.PDFCert })},
+		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Options) *string { return &c.PDFKey })},
+		{"COUNSEL_OIDC_ISSUER", "", "OpenID Connect issuer URL; empty: identity-provider sign-in off", str(func(c *Options) *string { return &c.OIDCIssuer })},
+		{"COUNSEL_OIDC_CLIENT_ID", "", "OpenID Connect client id", str(func(c *Options) *string { return &c.OIDCClientID })},
+		{"COUNSEL_OIDC_CLIENT_SECRET", "", "client secret; set it to exchange the authorization code", func(c *Options, v string) error { c.OIDCClientSecret = v; return nil }},
+		{"COUNSEL_OIDC_REDIRECT_URI", "", "redirect URI used for the code exchange", str(func(c *Options) *string { return &c.OIDCRedirectURI })},
+		{"COUNSEL_OIDC_JWKS_URL", "", "key set URL; empty: from discovery", str(func(c *Options) *string { return &c.OIDCJWKSURL })},
+		{"COUNSEL_OIDC_AUTO_PROVISION", "false", "create unknown users of allowed domains on first sign-in", func(c *Options, v string) error {
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
 				return fmt.Errorf("want true or false, got %q", v)
@@ -217,15 +229,15 @@ func settings() []setting {
 			c.OIDCAutoProvision = b
 			return nil
 		}},
-		{"COUNSEL_OIDC_ALLOWED_DOMAINS", "", "comma-separated email domains that may be auto-provisioned", func(c *Config, v string) error {
+		{"COUNSEL_OIDC_ALLOWED_DOMAINS", "", "comma-separated email domains that may be auto-provisioned", func(c *Options, v string) error {
 			c.OIDCAllowedDomains = nil
 			for _, d := range list(v) {
 				c.OIDCAllowedDomains = append(c.OIDCAllowedDomains, strings.ToLower(strings.TrimPrefix(d, "@")))
 			}
 			return nil
 		}},
-		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Config) *string { return &c.OIDCName })},
-		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Config) *time.Duration { return &c.ConsoleIdle })},
+		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Options) *string { return &c.OIDCName })},
+		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Options) *time.Duration { return &c.ConsoleIdle })},
 	}
 }
 
@@ -251,7 +263,7 @@ func flagName(env string) string {
 func DefaultConfig() Config {
 	var c Config
 	for _, s := range settings() {
-		if err := s.set(&c, s.def); err != nil {
+		if err := s.set(&c.Options, s.def); err != nil {
 			panic(fmt.Sprintf("default of %s: %v", s.env, err)) // static data
 		}
 	}
@@ -265,13 +277,13 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 	var errs []error
 	for _, s := range settings() {
 		if v := getenv(s.env); v != "" {
-			if err := s.set(&c, v); err != nil {
+			if err := s.set(&c.Options, v); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", s.env, err))
 			}
 		}
 	}
 	for _, s := range settings() {
-		fs.Func(flagName(s.env), s.help+" ("+s.env+")", func(v string) error { return s.set(&c, v) })
+		fs.Func(flagName(s.env), s.help+" ("+s.env+")", func(v string) error { return s.set(&c.Options, v) })
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -283,7 +295,7 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 }
 
 // Validate checks the settings together.
-func (c Config) Validate() error {
+func (c Options) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if c.Addr == "" {

@@ -20,6 +20,7 @@ func load(args []string, env map[string]string) (app.Config, error) {
 }
 
 func TestLoadConfig(t *testing.T) {
+	t.Parallel()
 	t.Run("defaults", func(t *testing.T) {
 		is := is.New(t)
 		c, err := load(nil, nil)
@@ -97,6 +98,7 @@ func TestLoadConfig(t *testing.T) {
 
 // TestReadmeListsEverySetting keeps the README's settings table complete.
 func TestReadmeListsEverySetting(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	b, err := os.ReadFile("../README.md")
 	is.NoErr(err)

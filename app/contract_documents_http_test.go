@@ -23,31 +23,8 @@ import (
 	"counsel/app/apptest"
 	"counsel/domain/account"
 	"counsel/domain/contract"
+	"counsel/ports/porttest"
 )
-
-// contractPDF is a minimal, valid one-page PDF with a correct
-// cross-reference table.
-func contractPDF() []byte {
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
 
 // contractDOCX is a minimal WordprocessingML package: content types,
 // relationships and a one-paragraph document.
@@ -139,11 +116,12 @@ func contractFiles(t testing.TB, s *apptest.Server) (docs, tmp []string) {
 }
 
 func TestContractDocuments(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	uid, editor := s.User(t, account.ContractEdit, account.ContractView)
 	id := contractID(contractCreate(t, s, admin, map[string]any{"contractName": "With documents"}))
-	pdf, docx := contractPDF(), contractDOCX(t)
+	pdf, docx := porttest.MinimalPDF(1), contractDOCX(t)
 
 	var pdfDoc map[string]any
 	t.Run("upload a PDF", func(t *testing.T) {
@@ -362,11 +340,12 @@ func TestContractDocuments(t *testing.T) {
 }
 
 func TestContractDocumentLimitPerContract(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	id := contractID(contractCreate(t, s, admin, map[string]any{"contractName": "many files"}))
-	pdf := contractPDF()
+	pdf := porttest.MinimalPDF(1)
 	for i := 0; i < contract.MaxDocuments; i++ {
 		if r := contractUpload(t, s, admin, id, fmt.Sprintf("f%d.pdf", i), pdf); r.Status != 201 {
 			t.Fatalf("upload %d: %d %s", i, r.Status, r.Body)

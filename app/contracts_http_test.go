@@ -87,6 +87,7 @@ func contractProblem(t testing.TB, r *apptest.Response) (detail string, errs map
 }
 
 func TestContractCreateReadUpdateDelete(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 
@@ -251,6 +252,7 @@ func TestContractCreateReadUpdateDelete(t *testing.T) {
 }
 
 func TestContractValidation(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	types := "contractType must be one of ServiceAgreement (1), EmploymentContract (2), NonDisclosureAgreement (3), PartnershipAgreement (4), LicenseAgreement (5), Other (6)"
@@ -336,6 +338,7 @@ func userMayChange(from, to contract.Status, digital bool) bool {
 }
 
 func TestContractTransitionsThroughPUT(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	store := s.App.Stores().Contracts
@@ -375,6 +378,7 @@ func TestContractTransitionsThroughPUT(t *testing.T) {
 }
 
 func TestContractTransitionsThroughChangeStatus(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	for _, digital := range []bool{false, true} {
@@ -419,6 +423,7 @@ func TestContractTransitionsThroughChangeStatus(t *testing.T) {
 }
 
 func TestContractChangeStatus(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	a := contractID(contractCreate(t, s, admin, map[string]any{"contractName": "a"}))
@@ -475,6 +480,7 @@ func TestContractChangeStatus(t *testing.T) {
 }
 
 func TestContractHistory(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	editorID, editor := s.User(t, account.ContractEdit, account.ContractView)
@@ -531,6 +537,7 @@ func TestContractHistory(t *testing.T) {
 }
 
 func TestContractList(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	mk := func(body map[string]any) int64 {
@@ -688,6 +695,7 @@ func TestContractList(t *testing.T) {
 }
 
 func TestContractPermissions(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	id := contractID(contractCreate(t, s, admin, map[string]any{"contractName": "perm"}))
@@ -733,6 +741,7 @@ func TestContractPermissions(t *testing.T) {
 }
 
 func TestContractExpirySweep(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s := apptest.New(t)
@@ -806,6 +815,7 @@ func TestContractExpirySweep(t *testing.T) {
 }
 
 func TestContractOpenAPI(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	var doc struct {

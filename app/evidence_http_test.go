@@ -210,6 +210,7 @@ func checkSignatureInGo(t *testing.T, pdf []byte, cert *x509.Certificate) {
 }
 
 func TestSignedEvidence(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, func(c *app.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 		c.FirmName = "Smith & Partners"
@@ -415,6 +416,7 @@ func (failingEvidence) Produce(context.Context, signing.Evidence, []ports.Eviden
 }
 
 func TestSignedEvidenceAfterCrash(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	first := apptest.New(t, func(c *app.Config) {
 		c.WrapEvidence = func(e ports.PDFEvidence) ports.PDFEvidence { return failingEvidence{e} }

@@ -12,9 +12,7 @@ const pruneInterval = time.Hour
 // startHousekeeping prunes what sign-in no longer needs, at start and then
 // every hour, until Close.
 func (a *App) startHousekeeping(store AccountStore) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	prune := func() {
+	a.every(pruneInterval, func(ctx context.Context) {
 		if a.db.TryLock != nil { // one instance at a time
 			ok, unlock, err := a.db.TryLock(ctx, "housekeeping")
 			if err != nil || !ok {
@@ -31,24 +29,5 @@ func (a *App) startHousekeeping(store AccountStore) {
 		} else if n > 0 {
 			a.log.Info("pruned ended sessions", "sessions", n)
 		}
-	}
-	go func() {
-		defer close(done)
-		prune()
-		t := time.NewTicker(pruneInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				prune()
-			}
-		}
-	}()
-	a.closers = append(a.closers, func() error {
-		cancel()
-		<-done
-		return nil
 	})
 }

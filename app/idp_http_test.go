@@ -107,6 +107,7 @@ func signedIn(t *testing.T, r *apptest.Response, userID int64) apptest.Tokens {
 }
 
 func TestIdPSignsInKnownUser(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, nil)
 	for _, alg := range []string{"RS256", "ES256"} {
 		t.Run(alg, func(t *testing.T) {
@@ -138,6 +139,7 @@ func TestIdPSignsInKnownUser(t *testing.T) {
 }
 
 func TestIdPFindsLinkedUserBySubject(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, nil)
 	ada := e.user(t, "ada@example.com")
 	bob := e.user(t, "bob@example.com")
@@ -170,6 +172,7 @@ func TestIdPFindsLinkedUserBySubject(t *testing.T) {
 }
 
 func TestIdPAutoProvisioning(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCAutoProvision = true
 		c.OIDCAllowedDomains = []string{"example.com", "lawfirm.example"}
@@ -254,6 +257,7 @@ func TestIdPAutoProvisioning(t *testing.T) {
 }
 
 func TestIdPRefusalsLookAlike(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, nil)
 	e.user(t, "ada@example.com")
 	inactive := e.user(t, "inactive@example.com")
@@ -324,6 +328,7 @@ func TestIdPRefusalsLookAlike(t *testing.T) {
 }
 
 func TestIdPKeyRotation(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newIdPEnv(t, nil)
 	id := e.user(t, "ada@example.com")
@@ -346,6 +351,7 @@ func TestIdPKeyRotation(t *testing.T) {
 }
 
 func TestIdPCodeExchange(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCClientSecret, c.OIDCRedirectURI = oidctest.ClientSecret, oidctest.RedirectURI
 	})
@@ -392,6 +398,7 @@ func TestIdPCodeExchange(t *testing.T) {
 }
 
 func TestIdPProviderDown(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCClientSecret, c.OIDCRedirectURI = oidctest.ClientSecret, oidctest.RedirectURI
 	})
@@ -416,6 +423,7 @@ func TestIdPProviderDown(t *testing.T) {
 }
 
 func TestIdPNotConfigured(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	tests := []struct {
 		name   string
@@ -438,6 +446,7 @@ func TestIdPNotConfigured(t *testing.T) {
 }
 
 func TestIdPBadRequests(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, nil)
 	tests := []struct {
 		name  string
@@ -469,6 +478,7 @@ func TestIdPBadRequests(t *testing.T) {
 }
 
 func TestIdPInactiveAndDeletedUsers(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCAutoProvision, c.OIDCAllowedDomains = true, []string{"example.com"}
 	})
@@ -496,6 +506,7 @@ func TestIdPInactiveAndDeletedUsers(t *testing.T) {
 }
 
 func TestIdPConcurrentFirstSignIns(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCAutoProvision, c.OIDCAllowedDomains = true, []string{"example.com"}
 	})
@@ -545,6 +556,7 @@ func TestIdPConcurrentFirstSignIns(t *testing.T) {
 }
 
 func TestIdPRouteDocumented(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	var doc struct {

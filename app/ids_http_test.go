@@ -79,6 +79,7 @@ func idOf(t *testing.T, r *apptest.Response, want int) int64 {
 // record is always the newest, the case in which SQLite without
 // AUTOINCREMENT hands its id out again.
 func TestIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	db := idsDB(t, s)
@@ -103,7 +104,7 @@ func TestIDsAreNeverReused(t *testing.T) {
 		{
 			name: "document",
 			create: func(t *testing.T) int64 {
-				return idOf(t, contractUpload(t, s, admin, parent, "agreement.pdf", contractPDF()), 201)
+				return idOf(t, contractUpload(t, s, admin, parent, "agreement.pdf", porttest.MinimalPDF(1)), 201)
 			},
 			delete: func(t *testing.T, id int64) {
 				is.New(t).Equal(s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d/documents/%d", parent, id), admin, nil).Status, 204)
@@ -175,6 +176,7 @@ func TestIDsAreNeverReused(t *testing.T) {
 // another contract, and checks that none of the deleted ids comes back:
 // a contract keeps its template's id as its digitalContractId.
 func TestSigningIDsAreNeverReused(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)
@@ -208,6 +210,7 @@ func TestSigningIDsAreNeverReused(t *testing.T) {
 // another, and reads both histories: each holds only its own entries
 // (API-DECISIONS 5), and the deleted id stays deleted.
 func TestDeletedContractKeepsItsHistory(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)

@@ -14,16 +14,8 @@ func (a *App) followChanges() {
 	if a.db.Listen == nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	a.goBackground(func(ctx context.Context) {
 		a.db.Listen(ctx, a.log, func(string) { a.Accounts.Invalidate() })
-	}()
-	a.closers = append(a.closers, func() error {
-		cancel()
-		<-done
-		return nil
 	})
 }
 

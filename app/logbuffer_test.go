@@ -27,6 +27,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestLogBuffer(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var out lockedBuffer
 	b := newLogBuffer(&out)

@@ -19,6 +19,7 @@ import (
 // without any permission and a partly privileged one holding every
 // permission except a needed one with 403.
 func TestEveryProtectedRouteRefuses(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	_, nobody := s.User(t)
 	// allBut returns a token holding every permission except p, one user

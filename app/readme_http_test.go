@@ -14,6 +14,7 @@ import (
 
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/ports/porttest"
 
 	"github.com/pquerna/otp/totp"
 )
@@ -163,6 +164,7 @@ func parseCurl(t *testing.T, line string, vars map[string]string) curlCommand {
 // against a real server: each answers a 2xx, and (through apptest) every
 // exchange, its JSON body included, validates against /openapi.json.
 func TestREADMEWalkthroughs(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t, func(c *app.Config) { c.AdminEmail = "admin@localhost" })
 	vars := map[string]string{"B": s.URL, "PW": apptest.AdminPassword, "ADMIN_PASSWORD": apptest.AdminPassword}
 	lines := readmeCurls(t)
@@ -174,7 +176,7 @@ func TestREADMEWalkthroughs(t *testing.T) {
 		switch {
 		case c.file != "":
 			var r io.Reader
-			r, ctype = contractMultipart("file", c.file, bytes.NewReader(contractPDF()))
+			r, ctype = contractMultipart("file", c.file, bytes.NewReader(porttest.MinimalPDF(1)))
 			body = r
 		case c.body != "":
 			// The examples show a code from an earlier answer, or from

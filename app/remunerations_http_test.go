@@ -57,6 +57,7 @@ func remCreate(t *testing.T, s *apptest.Server, tok string, body map[string]any)
 }
 
 func TestRemunerationsAccess(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, none := s.User(t)
@@ -96,6 +97,7 @@ func TestRemunerationsAccess(t *testing.T) {
 }
 
 func TestRemunerationCreate(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var office struct{ ID int64 }
@@ -208,6 +210,7 @@ func TestRemunerationCreate(t *testing.T) {
 }
 
 func TestRemunerationReads(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	jane := usrCreate(t, s, admin, map[string]any{"email": "jane@example.com", "firstName": "Jane", "lastName": "Doe", "billingRate": 100})
@@ -298,6 +301,7 @@ func TestRemunerationReads(t *testing.T) {
 }
 
 func TestPQEAdjustments(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	selfID, self := s.User(t)

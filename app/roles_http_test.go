@@ -11,6 +11,7 @@ import (
 )
 
 func TestRolesAndPermissions(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	uid, plain := s.User(t)
@@ -93,6 +94,7 @@ func TestRolesAndPermissions(t *testing.T) {
 }
 
 func TestRoleChangesNeedASystemAdministrator(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, editor := s.User(t, account.RolesCreate, account.RolesEdit, account.RolesView)

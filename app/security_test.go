@@ -75,6 +75,7 @@ func myPermissions(t *testing.T, s *apptest.Server, token string) map[string]boo
 // was a system administrator; siblings widen permissions through every
 // other path that hands them out.
 func TestSecurityRoleEscalation(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	adminRole := roleID(t, s, admin, account.AdministratorRole)
@@ -152,6 +153,7 @@ func TestSecurityRoleEscalation(t *testing.T) {
 // provider creates get the default roles, which a RolesEdit holder can no
 // longer turn into administrator roles or widen.
 func TestSecurityAutoProvisionedUsersAreNotAdministrators(t *testing.T) {
+	t.Parallel()
 	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCAutoProvision, c.OIDCAllowedDomains = true, []string{"example.com"}
 	})
@@ -170,6 +172,7 @@ func TestSecurityAutoProvisionedUsersAreNotAdministrators(t *testing.T) {
 // TestSecurityScriptURLs: hole 2. profilePictureUrl and an office's
 // website took javascript: and other schemes that clients render as links.
 func TestSecurityScriptURLs(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	u := usrCreate(t, s, admin, map[string]any{"email": "url@example.com", "firstName": "U"})
@@ -203,6 +206,7 @@ func TestSecurityScriptURLs(t *testing.T) {
 // read a signer's embedSrc and could sign in the client's place; at
 // DocuSeal the template slug opens a form anyone can sign, a sibling.
 func TestSecurityViewerCannotActAsSigner(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"embedded", "docuseal"} {
 		t.Run(provider, func(t *testing.T) {
 			var s *apptest.Server
@@ -276,6 +280,7 @@ func framed(t *testing.T, r *apptest.Response, allowed string) {
 // later too), every error and JSON answer, and the signer's pages and
 // documents with and without COUNSEL_FRAME_ANCESTORS.
 func TestSecurityFraming(t *testing.T) {
+	t.Parallel()
 	for _, ancestors := range [][]string{nil, {"https://www.firm.example", "https://intranet.firm.example:8443"}} {
 		t.Run(fmt.Sprint(len(ancestors), " origins"), func(t *testing.T) {
 			s := apptest.New(t, func(c *app.Config) { c.FrameAncestors = ancestors })
@@ -349,6 +354,7 @@ func TestSecurityFraming(t *testing.T) {
 // COUNSEL_LINK_TTL (default 1h, as before), and a changed or expired link
 // is a 404.
 func TestSecurityLinkTTL(t *testing.T) {
+	t.Parallel()
 	for _, ttl := range []time.Duration{0, 10 * time.Minute} {
 		t.Run(fmt.Sprint(ttl), func(t *testing.T) {
 			s := apptest.New(t, func(c *app.Config) {
@@ -385,6 +391,7 @@ func TestSecurityLinkTTL(t *testing.T) {
 // skipped a level. Every <pre> is focusable and named, and headings go
 // down one level at a time.
 func TestSecurityDocsAccessible(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	is := is.New(t)
 	r := s.Do(t, "GET", "/docs", "", nil)

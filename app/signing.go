@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"counsel/adapters/docuseal"
 	"counsel/adapters/embeddedsign"
@@ -91,10 +90,10 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if mailer == nil {
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}
-	a.every(sweepInterval, "signing submission expiry", a.exclusive("signing-expiry", p.ExpireDue))
+	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", p.ExpireDue)))
 	// At start and every minute: evidence a crash or a failure left
 	// pending (one instance at a time).
-	a.every(sweepInterval, "signed evidence", a.exclusive("signed-evidence", svc.ProduceEvidence))
+	a.every(sweepInterval, a.counted("signed evidence", a.exclusive("signed-evidence", svc.ProduceEvidence)))
 	return nil
 }
 
@@ -132,36 +131,4 @@ func (a *App) pdfEvidence(ctx context.Context, secrets ports.AccountStore) (port
 		return cfg.WrapEvidence(e), nil
 	}
 	return e, nil
-}
-
-// every runs fn now and then every interval in the background until Close.
-// Failures are logged and retried at the next tick.
-func (a *App) every(interval time.Duration, what string, fn func(context.Context) (int, error)) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			if n, err := fn(ctx); err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				a.log.ErrorContext(ctx, what, "err", err)
-			} else if n > 0 {
-				a.log.InfoContext(ctx, what, "count", n)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	a.closers = append(a.closers, func() error {
-		cancel()
-		<-done
-		return nil
-	})
 }

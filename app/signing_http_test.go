@@ -174,6 +174,7 @@ func signingSign(t testing.TB, s *apptest.Server, link, name string) {
 }
 
 func TestSigningEmbeddedLifecycle(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 
@@ -358,6 +359,7 @@ func TestSigningEmbeddedLifecycle(t *testing.T) {
 }
 
 func TestSigningErrors(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	id, doc := signingContract(t, s, admin, "Errors", 1)
@@ -496,6 +498,7 @@ func docusealWebhook(t testing.TB, s *apptest.Server, header string, body []byte
 }
 
 func TestSigningDocuSealLifecycle(t *testing.T) {
+	t.Parallel()
 	s, ds := docusealFixture(t)
 	admin := s.Admin(t)
 	id, doc := signingContract(t, s, admin, "DocuSeal agreement", 2)
@@ -787,6 +790,7 @@ func mustInt(t testing.TB, s string) float64 {
 }
 
 func TestSigningConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		env  map[string]string

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/smtp/smtptest"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
@@ -83,6 +84,7 @@ func totpUser(t testing.TB, s *apptest.Server, email string) (int64, string, str
 }
 
 func TestTOTPEnrolAndConfirm(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	is := is.New(t)
 	_, tok := s.User(t)
@@ -161,6 +163,7 @@ func TestTOTPEnrolAndConfirm(t *testing.T) {
 }
 
 func TestTOTPLogin(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email := "app@example.com"
 	_, _, secret, recovery := totpUser(t, s, email)
@@ -234,6 +237,7 @@ func TestTOTPLogin(t *testing.T) {
 // the step is saved in the transaction that creates the session, so
 // exactly one wins.
 func TestTOTPConcurrentReplay(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	email := "race@example.com"
@@ -258,6 +262,7 @@ func TestTOTPConcurrentReplay(t *testing.T) {
 }
 
 func TestTOTPLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 3, 15*time.Minute })
 	email := "locked@example.com"
@@ -273,6 +278,7 @@ func TestTOTPLockout(t *testing.T) {
 }
 
 func TestTOTPTurnOff(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	email := "off@example.com"
 	_, first, secret, recovery := totpUser(t, s, email)
@@ -320,6 +326,7 @@ func TestTOTPTurnOff(t *testing.T) {
 }
 
 func TestTOTPTurnOffCountsTowardLockout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t, func(c *app.Config) { c.LockoutThreshold, c.LockoutDuration = 2, 15*time.Minute })
 	email := "guess@example.com"
@@ -334,6 +341,7 @@ func TestTOTPTurnOffCountsTowardLockout(t *testing.T) {
 }
 
 func TestTOTPAdminReset(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	editorID, editor := s.User(t, account.UsersEdit)
@@ -372,6 +380,7 @@ func TestTOTPAdminReset(t *testing.T) {
 // user enrols on a response-mode server; a server in each mode then runs
 // on the same database file.
 func TestTOTPGetOTPSilent(t *testing.T) {
+	t.Parallel()
 	base := apptest.New(t)
 	email := "silent@example.com"
 	totpUser(t, base, email)
@@ -379,10 +388,10 @@ func TestTOTPGetOTPSilent(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			is := is.New(t)
 			var logs syncBuffer
-			sink := newSMTPSink(t)
+			sink := smtptest.New(t)
 			s := apptest.New(t, func(c *app.Config) {
 				c.DB = base.Config.DB
-				c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = mode, sink.ln.Addr().String(), "counsel@example.com"
+				c.OTPDelivery, c.SMTPAddr, c.SMTPFrom = mode, sink.Addr(), "counsel@example.com"
 				c.OTPResendInterval = 30 * time.Second
 				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 			})
@@ -394,9 +403,7 @@ func TestTOTPGetOTPSilent(t *testing.T) {
 			is.Equal(r.Status, 429) // throttled like any email
 			s.App.Accounts.Wait()
 			is.True(!strings.Contains(logs.String(), "otp=")) // nothing logged
-			sink.mu.Lock()
-			is.Equal(len(sink.msgs), 0) // nothing mailed
-			sink.mu.Unlock()
+			is.Equal(len(sink.Messages()), 0)                 // nothing mailed
 		})
 	}
 }
@@ -409,6 +416,7 @@ func b32decode(s string) ([]byte, error) {
 // for the secret (raw and base32) and the recovery codes, after enrolling,
 // confirming and signing in with a recovery code, and the server log too.
 func TestTOTPDatabaseHoldsNoPlainSecret(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var logs syncBuffer
 	s := apptest.New(t, func(c *app.Config) {

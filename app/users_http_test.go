@@ -68,6 +68,7 @@ func usrErrors(t *testing.T, r *apptest.Response) map[string]any {
 }
 
 func TestUsersAccess(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, none := s.User(t)
@@ -117,6 +118,7 @@ func TestUsersAccess(t *testing.T) {
 }
 
 func TestUsersCreateReadUpdate(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var office struct{ ID int64 }
@@ -295,6 +297,7 @@ func TestUsersCreateReadUpdate(t *testing.T) {
 }
 
 func TestUsersDelete(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	delID, deleter := s.User(t, account.UsersDelete)
@@ -328,6 +331,7 @@ func TestUsersDelete(t *testing.T) {
 }
 
 func TestUsersList(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var sydney, perth struct{ ID int64 }
@@ -419,6 +423,7 @@ func TestUsersList(t *testing.T) {
 }
 
 func TestUsersLimitClamp(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := apptest.New(t)
 	admin := s.Admin(t)
@@ -442,6 +447,7 @@ func TestUsersLimitClamp(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var office struct{ ID int64 }
@@ -521,6 +527,7 @@ func TestMe(t *testing.T) {
 }
 
 func TestOffices(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, plain := s.User(t)
@@ -569,6 +576,7 @@ func TestOffices(t *testing.T) {
 }
 
 func TestReviewers(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	var ids []int64
@@ -633,6 +641,7 @@ func TestReviewers(t *testing.T) {
 }
 
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	_, editor := s.User(t, account.UsersEdit)
@@ -672,6 +681,7 @@ func TestChangePassword(t *testing.T) {
 // is not a system administrator change an administrator's password or
 // account, or give or take the system-admin role.
 func TestAdministratorsAreNotTakenOver(t *testing.T) {
+	t.Parallel()
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	editorID, editor := s.User(t, account.UsersEdit, account.UsersView)

@@ -111,6 +111,12 @@ type AccountStore interface {
 }
 
 // RoleStore keeps roles, their permissions and the users holding them.
+// The methods that change who holds what take the use case's rules and
+// run them inside their transaction, on the state read there: check (or
+// fn) sees the role as it is before the change, and keep sees the number
+// of active system administrators before and after it
+// (account.KeepAnAdmin). An error from either rolls the change back and
+// is returned as is; a nil check or keep checks nothing.
 type RoleStore interface {
 	// Roles returns every role ordered by name.
 	Roles(ctx context.Context) ([]account.Role, error)
@@ -118,22 +124,24 @@ type RoleStore interface {
 	Role(ctx context.Context, id int64) (account.Role, error)
 	// CreateRole adds a role. ECONFLICT for a taken name.
 	CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error)
-	// UpdateRole changes a role. ENOTFOUND, ECONFLICT for a taken name or
-	// when the change would leave no active user with a system-admin role.
-	UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error)
-	// DeleteRole removes a role. ENOTFOUND; ECONFLICT when it would leave
-	// no active user with a system-admin role.
-	DeleteRole(ctx context.Context, id int64) error
-	// SetRolePermissions replaces a role's permissions. ENOTFOUND.
-	SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error)
+	// UpdateRole loads a role, saves what fn makes of it, and runs keep.
+	// ENOTFOUND; ECONFLICT for a taken name.
+	UpdateRole(ctx context.Context, id int64, fn func(cur account.Role) (account.RoleInput, error), keep account.AdminRule) (account.Role, error)
+	// DeleteRole loads a role, runs check on it, removes it and runs keep.
+	// ENOTFOUND.
+	DeleteRole(ctx context.Context, id int64, check func(cur account.Role) error, keep account.AdminRule) error
+	// SetRolePermissions loads a role and replaces its permissions with
+	// those fn returns. ENOTFOUND.
+	SetRolePermissions(ctx context.Context, id int64, fn func(cur account.Role) (account.PermissionSet, error)) (account.Role, error)
 	// UserRoles returns a user's roles. ENOTFOUND for an unknown or deleted user.
 	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
-	// AddUserRole gives a user a role (no error if held). ENOTFOUND for an
-	// unknown user or role.
-	AddUserRole(ctx context.Context, userID, roleID int64) error
-	// RemoveUserRole takes a role away. ENOTFOUND; ECONFLICT when it is the
-	// last active system administrator's last system-admin role.
-	RemoveUserRole(ctx context.Context, userID, roleID int64) error
+	// AddUserRole loads a role, runs check on it and gives it to a user
+	// (no error if held). ENOTFOUND for an unknown role, then for an
+	// unknown user.
+	AddUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error) error
+	// RemoveUserRole loads a role, runs check on it, takes it away from a
+	// user and runs keep. ENOTFOUND for an unknown role, then user.
+	RemoveUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error, keep account.AdminRule) error
 }
 
 // AccountService is the sign-in use case the HTTP adapter calls.

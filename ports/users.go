@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"counsel/domain/account"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
 )
@@ -27,16 +28,17 @@ type UserStore interface {
 	// unknown office or role.
 	CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64) (user.Profile, error)
 	// UpdateUser loads a user, lets fn change it (fn validates), saves it
-	// and, when roleIDs is not nil, replaces the user's roles, all in one
-	// transaction; it returns the profile with roles. ENOTFOUND for an
-	// unknown user, office or role; ECONFLICT for a taken email or when the
-	// change leaves no active system administrator. An error from fn is
-	// returned as is.
-	UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error) (user.Profile, error)
-	// DeleteUser soft-deletes a user and revokes their sessions in one
-	// transaction; remunerations and PQE adjustments stay. ENOTFOUND;
-	// ECONFLICT when it would leave no active system administrator.
-	DeleteUser(ctx context.Context, id int64, at time.Time) error
+	// and, when roleIDs is not nil, replaces the user's roles, then runs
+	// keep with the active system administrators counted before and after
+	// (account.KeepAnAdmin), all in one transaction; it returns the
+	// profile with roles. ENOTFOUND for an unknown user, office or role;
+	// ECONFLICT for a taken email. An error from fn or keep rolls back and
+	// is returned as is; a nil keep checks nothing.
+	UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error)
+	// DeleteUser soft-deletes a user, revokes their sessions and runs keep
+	// as UpdateUser does, in one transaction; remunerations and PQE
+	// adjustments stay. ENOTFOUND.
+	DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error
 
 	// Offices returns every office ordered by name.
 	Offices(ctx context.Context) ([]user.Office, error)

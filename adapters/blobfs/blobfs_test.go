@@ -34,6 +34,7 @@ func files(t *testing.T, dir, sub string) []string {
 }
 
 func TestStageCommitOpenDelete(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -69,6 +70,7 @@ func TestStageCommitOpenDelete(t *testing.T) {
 }
 
 func TestStageExactlyMax(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s, err := blobfs.Open(t.TempDir(), nil)
 	is.NoErr(err)
@@ -90,6 +92,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestFailedStageLeavesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
@@ -123,6 +126,7 @@ type errReader struct{ err error }
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func TestKeysCannotEscape(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := blobfs.Open(filepath.Join(dir, "data"), nil)
@@ -144,6 +148,7 @@ func TestKeysCannotEscape(t *testing.T) {
 }
 
 func TestOpenRemovesStaleUploads(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	dir := t.TempDir()
 	_, err := blobfs.Open(dir, nil)
@@ -159,6 +164,7 @@ func TestOpenRemovesStaleUploads(t *testing.T) {
 }
 
 func TestKeysFromRand(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, err := blobfs.Open(t.TempDir(), bytes.NewReader(bytes.Repeat([]byte{0xab}, 16)))

@@ -20,6 +20,7 @@ import (
 // verifier, the nonce must match, and the user is found as
 // /api/account/login/idp finds them.
 func TestIdentityProviderSignIn(t *testing.T) {
+	t.Parallel()
 	p := oidctest.New(t)
 	s := newServer(t, func(c *app.Config) {
 		c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret = p.Issuer(), oidctest.ClientID, "client-secret"
@@ -87,6 +88,7 @@ func TestIdentityProviderSignIn(t *testing.T) {
 }
 
 func TestNoIdentityProviderButtonWithoutSecret(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	p := oidctest.New(t)
 	s := newServer(t, func(c *app.Config) { c.OIDCIssuer, c.OIDCClientID = p.Issuer(), oidctest.ClientID })

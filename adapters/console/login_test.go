@@ -16,6 +16,7 @@ import (
 )
 
 func TestHeadersAndRedirects(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	b := newBrowser(t, s)
 	tests := []struct {
@@ -60,6 +61,7 @@ func TestHeadersAndRedirects(t *testing.T) {
 }
 
 func TestSignInAndOut(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	b := newBrowser(t, s)
@@ -110,6 +112,7 @@ func TestSignInAndOut(t *testing.T) {
 }
 
 func TestSecureCookieWithHTTPSPublicURL(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, func(c *app.Config) { c.PublicURL = "https://counsel.example" })
 	b := newBrowser(t, s)
@@ -122,6 +125,7 @@ func TestSecureCookieWithHTTPSPublicURL(t *testing.T) {
 }
 
 func TestSignInErrors(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(c *app.Config) { c.LockoutThreshold = 3 })
 	t.Run("field error", func(t *testing.T) {
 		is := is.New(t)
@@ -156,6 +160,7 @@ func TestSignInErrors(t *testing.T) {
 }
 
 func TestSignInRateLimit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, func(c *app.Config) { c.AuthRateLimit = 2 })
 	b := newBrowser(t, s)
@@ -170,6 +175,7 @@ func TestSignInRateLimit(t *testing.T) {
 }
 
 func TestOTPRateLimitShown(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, func(c *app.Config) { c.OTPResendInterval = time.Minute })
 	b := newBrowser(t, s)
@@ -182,6 +188,7 @@ func TestOTPRateLimitShown(t *testing.T) {
 }
 
 func TestCSRFAndOrigin(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	signedIn := newBrowser(t, s)
 	signedIn.signIn(apptest.AdminEmail, apptest.AdminPassword)
@@ -216,6 +223,7 @@ func TestCSRFAndOrigin(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, func(c *app.Config) { c.ConsoleIdle = time.Hour })
 	b := newBrowser(t, s)
@@ -231,6 +239,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestAbsoluteLifetime(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t, func(c *app.Config) { c.ConsoleIdle = 0; c.RefreshTTL = 2 * time.Hour })
 	b := newBrowser(t, s)
@@ -242,6 +251,7 @@ func TestAbsoluteLifetime(t *testing.T) {
 }
 
 func TestRevokedThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	tests := []struct {
 		name string
@@ -279,6 +289,7 @@ func TestRevokedThroughTheAPI(t *testing.T) {
 }
 
 func TestInternalErrorPage(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	b := newBrowser(t, s)

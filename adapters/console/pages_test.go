@@ -17,6 +17,7 @@ import (
 // that needs a permission, as a user without any: each is refused with
 // 403 and changes nothing, and the navigation offers none of them.
 func TestPermissionRefusal(t *testing.T) {
+	t.Parallel()
 	s := newServer(t)
 	admin := s.Admin(t)
 	other, _ := userWith(t, s)
@@ -80,6 +81,7 @@ func TestPermissionRefusal(t *testing.T) {
 // system administrator: the use case still refuses to edit the
 // administrator, and the page says why.
 func TestUseCaseRefusesWhatThePageWouldOffer(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	_, email := userWith(t, s, account.UsersView, account.UsersEdit)
@@ -92,6 +94,7 @@ func TestUseCaseRefusesWhatThePageWouldOffer(t *testing.T) {
 }
 
 func TestUsersFlow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	admin := s.Admin(t)
@@ -210,6 +213,7 @@ func TestUsersFlow(t *testing.T) {
 }
 
 func TestRolesFlow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	b := newBrowser(t, s)
@@ -247,6 +251,7 @@ func TestRolesFlow(t *testing.T) {
 }
 
 func TestOfficesFlow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	b := newBrowser(t, s)
@@ -278,6 +283,7 @@ func TestOfficesFlow(t *testing.T) {
 }
 
 func TestPayRecordsFlow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	admin := s.Admin(t)
@@ -329,6 +335,7 @@ func TestPayRecordsFlow(t *testing.T) {
 }
 
 func TestMyAccount(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	_, email := userWith(t, s)

@@ -41,6 +41,7 @@ func signInWithApp(t *testing.T, s *apptest.Server, email, password, code string
 }
 
 func TestTOTPFlow(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
 	id, email := userWith(t, s)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestBuilderTokenClaims(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name     string
@@ -85,6 +86,7 @@ func TestBuilderTokenClaims(t *testing.T) {
 }
 
 func TestBuilderTokenNeedsAUser(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c, err := New(Config{BaseURL: "https://api.docuseal.com", APIKey: "k", WebhookSecret: "s"})
 	is.NoErr(err) // client without a user email

@@ -20,6 +20,7 @@ import (
 )
 
 func TestCreateTemplatePlacesFieldsOnTheLastPage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		docs      []signing.Document
@@ -94,6 +95,7 @@ func TestCreateTemplatePlacesFieldsOnTheLastPage(t *testing.T) {
 }
 
 func TestFieldsStayOnThePage(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 5, 12, 40} {
 		t.Run(formatID(int64(n))+" roles", func(t *testing.T) {
 			is := is.New(t)
@@ -112,6 +114,7 @@ func TestFieldsStayOnThePage(t *testing.T) {
 }
 
 func TestCreateTemplateRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   signing.NewTemplate
@@ -136,6 +139,7 @@ func TestCreateTemplateRefusesBadInput(t *testing.T) {
 }
 
 func TestDocumentKindBySniffing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		doc  signing.Document
 		want string
@@ -154,6 +158,7 @@ func TestDocumentKindBySniffing(t *testing.T) {
 }
 
 func TestTemplateRequestBody(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv)
@@ -195,6 +200,7 @@ func TestTemplateRequestBody(t *testing.T) {
 }
 
 func TestCreateSubmissionRequestBody(t *testing.T) {
+	t.Parallel()
 	expire := time.Date(2026, 4, 1, 10, 0, 0, 0, time.FixedZone("AEST", 10*3600))
 	tests := []struct {
 		name string
@@ -252,6 +258,7 @@ func replaceTID(s, id string) string {
 }
 
 func TestCreateSubmissionRefusals(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv)
@@ -270,6 +277,7 @@ func TestCreateSubmissionRefusals(t *testing.T) {
 }
 
 func TestPageCounting(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		pdf  []byte
@@ -290,6 +298,7 @@ func TestPageCounting(t *testing.T) {
 }
 
 func TestDOCXPages(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	is.Equal(docxPages(porttest.MinimalDOCX("x")), 1) // no app.xml: page 1
 	is.Equal(docxPages(docxWithPages(t, 3)), 3)       // Word's count

@@ -29,6 +29,7 @@ func pdfTemplate(roles ...string) signing.NewTemplate {
 }
 
 func TestProEditionIsExplained(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		doc  signing.Document
@@ -56,6 +57,7 @@ func TestProEditionIsExplained(t *testing.T) {
 }
 
 func TestRecordedProEditionBody(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"POST /api/templates/pdf": func(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +70,7 @@ func TestRecordedProEditionBody(t *testing.T) {
 }
 
 func TestOutageIsUpstream(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		outage  docusealtest.Outage
@@ -115,6 +118,7 @@ func TestOutageIsUpstream(t *testing.T) {
 }
 
 func TestRetriesRecover(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv)
@@ -149,6 +153,7 @@ func TestRetryWaitsForTheCaller(t *testing.T) {
 }
 
 func TestRefusalsAreUpstreamWithSafeMessages(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 5000)
 	tests := []struct {
 		name    string
@@ -185,6 +190,7 @@ func TestRefusalsAreUpstreamWithSafeMessages(t *testing.T) {
 }
 
 func TestUnknownIDsAreNotFound(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv)
@@ -201,6 +207,7 @@ func TestUnknownIDsAreNotFound(t *testing.T) {
 }
 
 func TestWrongAPIKeyIsUpstream(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv, func(cfg *Config) { cfg.APIKey = "wrong-key" })
@@ -211,6 +218,7 @@ func TestWrongAPIKeyIsUpstream(t *testing.T) {
 }
 
 func TestOversizedAnswersAreRefused(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"GET /api/templates/1": func(w http.ResponseWriter, r *http.Request) {
@@ -224,6 +232,7 @@ func TestOversizedAnswersAreRefused(t *testing.T) {
 }
 
 func TestUnreadableAnswerIsUpstream(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"GET /api/templates/1": body([]byte(`<html>maintenance</html>`)),
@@ -234,6 +243,7 @@ func TestUnreadableAnswerIsUpstream(t *testing.T) {
 }
 
 func TestNewValidatesConfig(t *testing.T) {
+	t.Parallel()
 	good := Config{BaseURL: "https://api.docuseal.com", APIKey: "k", WebhookSecret: "whsec_s"}
 	tests := []struct {
 		name   string
@@ -269,6 +279,7 @@ func TestNewValidatesConfig(t *testing.T) {
 }
 
 func TestRedirectsKeepTheAPIKeyHome(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var leaked string
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -70,6 +70,7 @@ func at(s string) time.Time {
 func atp(s string) *time.Time { t := at(s); return &t }
 
 func TestGetTemplateMapsEveryField(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"GET /api/templates/1001": body(testdata(t, "template.json")),
@@ -90,6 +91,7 @@ func TestGetTemplateMapsEveryField(t *testing.T) {
 }
 
 func TestCreatedTemplateWithoutFilenameUsesTheSchemaName(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"POST /api/templates/pdf": body(testdata(t, "template_created_pdf.json")),
@@ -105,6 +107,7 @@ func TestCreatedTemplateWithoutFilenameUsesTheSchemaName(t *testing.T) {
 }
 
 func TestCreateSubmissionGroupsSubmitters(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"POST /api/submissions": body(testdata(t, "submissions_create.json")),
@@ -136,6 +139,7 @@ func TestCreateSubmissionGroupsSubmitters(t *testing.T) {
 }
 
 func TestCreateSubmissionSplitsSubmissions(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := replay(t, map[string]func(http.ResponseWriter, *http.Request){
 		"POST /api/submissions": body([]byte(`[
@@ -156,6 +160,7 @@ func TestCreateSubmissionSplitsSubmissions(t *testing.T) {
 }
 
 func TestGetSubmissionMapsEveryField(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, id, file string
 		want           signing.Submission
@@ -222,6 +227,7 @@ func TestGetSubmissionMapsEveryField(t *testing.T) {
 }
 
 func TestListSubmissionsMapsAndFollowsPages(t *testing.T) {
+	t.Parallel()
 	t.Run("one page", func(t *testing.T) {
 		is := is.New(t)
 		var query string
@@ -282,6 +288,7 @@ func TestListSubmissionsMapsAndFollowsPages(t *testing.T) {
 }
 
 func TestTimesInOtherForms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want time.Time

@@ -13,6 +13,7 @@ import (
 // TestSigningProviderSuite runs the port's acceptance suite against the
 // adapter talking to a fake DocuSeal.
 func TestSigningProviderSuite(t *testing.T) {
+	t.Parallel()
 	porttest.SigningProvider(t, func(t *testing.T) porttest.SigningDriver {
 		srv := docusealtest.NewServer(t)
 		return fakeDriver{srv: srv, client: newTestClient(t, srv)}

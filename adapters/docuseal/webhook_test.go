@@ -26,6 +26,7 @@ func webhookClient(t *testing.T) *Client {
 }
 
 func TestWebhookSignature(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 4, 16, 20, 12, 0, time.UTC)
 	body := testdata(t, "webhook_form_completed.json")
 	good := SignWebhook(testSecret, now, body)
@@ -72,6 +73,7 @@ func TestWebhookSignature(t *testing.T) {
 }
 
 func TestWebhookEvents(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []signing.Event
@@ -109,6 +111,7 @@ func TestWebhookEvents(t *testing.T) {
 }
 
 func TestWebhookAllCompletedFromSubmitters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		data string
@@ -133,6 +136,7 @@ func TestWebhookAllCompletedFromSubmitters(t *testing.T) {
 }
 
 func TestWebhookUnreadableBodies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		body string
@@ -158,6 +162,7 @@ func TestWebhookUnreadableBodies(t *testing.T) {
 }
 
 func TestWebhookTimestampFallsBack(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	now := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 	body := []byte(`{"event_type":"submission.expired","timestamp":1773100800,"data":{"id":3}}`)
@@ -173,6 +178,7 @@ func TestWebhookTimestampFallsBack(t *testing.T) {
 // TestFakeWebhooksRoundTrip checks that the fake's webhooks are what the
 // adapter reads, through a whole lifecycle.
 func TestFakeWebhooksRoundTrip(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	srv := docusealtest.NewServer(t)
 	c := newTestClient(t, srv)
@@ -237,6 +243,7 @@ func TestFakeWebhooksRoundTrip(t *testing.T) {
 }
 
 func TestSignWebhookKnownVector(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	// HMAC-SHA256("whsec_test", "1700000000.{}") computed independently
 	// (Python hmac).

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"path"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/sqlite"
+	"counsel/app/apptest"
 	"counsel/domain"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -24,6 +24,7 @@ import (
 // embedded provider over a temporary SQLite file, with the driver acting
 // as the signers through the signing pages' methods.
 func TestSigningProviderSuite(t *testing.T) {
+	t.Parallel()
 	porttest.SigningProvider(t, func(t *testing.T) porttest.SigningDriver {
 		return newHarness(t)
 	})
@@ -34,7 +35,7 @@ func TestSigningProviderSuite(t *testing.T) {
 type harness struct {
 	p      *embeddedsign.Provider
 	db     *sqlite.DB
-	clock  *fakeClock
+	clock  *porttest.Clock
 	mail   *fakeMailer
 	events *eventLog
 	docs   map[string][]byte
@@ -46,14 +47,14 @@ func withMailer(m ports.Mailer) option { return func(c *embeddedsign.Config) { c
 
 func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "sign.db"))
+	db, err := sqlite.Open(context.Background(), apptest.SQLiteFile(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	h := &harness{
 		db:     db,
-		clock:  &fakeClock{t: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)},
+		clock:  porttest.NewClock(time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)),
 		mail:   &fakeMailer{},
 		events: &eventLog{},
 		docs: map[string][]byte{
@@ -130,23 +131,6 @@ func (h *harness) Decline(t *testing.T, submissionID, email, reason string) {
 	if _, err := h.p.Decline(ctx, slug, ports.DeclineInput{FormToken: page.FormToken, Reason: reason}); err != nil {
 		t.Fatalf("decline: %v", err)
 	}
-}
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 type email struct{ to, subject, body string }

@@ -24,6 +24,7 @@ import (
 var ctx = context.Background()
 
 func TestNewRefusesAnIncompleteConfig(t *testing.T) {
+	t.Parallel()
 	opener := func(context.Context, string) (io.ReadCloser, string, string, error) { return nil, "", "", nil }
 	tests := []struct {
 		name string
@@ -46,6 +47,7 @@ func TestNewRefusesAnIncompleteConfig(t *testing.T) {
 }
 
 func TestTemplates(t *testing.T) {
+	t.Parallel()
 	t.Run("documents by reference with signed links", func(t *testing.T) {
 		is := is.New(t)
 		h := newHarness(t)
@@ -138,6 +140,7 @@ func TestTemplates(t *testing.T) {
 }
 
 func TestCreateSubmission(t *testing.T) {
+	t.Parallel()
 	t.Run("links, roles and order", func(t *testing.T) {
 		is := is.New(t)
 		h := newHarness(t)
@@ -202,6 +205,7 @@ func TestCreateSubmission(t *testing.T) {
 }
 
 func TestOtherPortMethods(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := newHarness(t)
 	tok, err := h.p.BuilderToken(ctx, signing.BuilderTokenRequest{UserEmail: "a@example.com"})
@@ -216,6 +220,7 @@ func TestOtherPortMethods(t *testing.T) {
 }
 
 func TestSigningFlow(t *testing.T) {
+	t.Parallel()
 	t.Run("preserved order: the second signer waits, events report progress", func(t *testing.T) {
 		is := is.New(t)
 		h := newHarness(t)
@@ -421,6 +426,7 @@ func TestSigningFlow(t *testing.T) {
 }
 
 func TestDocumentsThroughASignerLink(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := newHarness(t)
 	s := h.submission(t, twoSigners(h.template(t).ID, signing.OrderRandom))
@@ -443,6 +449,7 @@ func TestDocumentsThroughASignerLink(t *testing.T) {
 }
 
 func TestExpiry(t *testing.T) {
+	t.Parallel()
 	expiring := func(t *testing.T, h *harness, in time.Duration) signing.Submission {
 		at := h.clock.Now().Add(in)
 		sub := twoSigners(h.template(t).ID, signing.OrderRandom)
@@ -501,6 +508,7 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestInvitations(t *testing.T) {
+	t.Parallel()
 	t.Run("preserved order invites one signer at a time", func(t *testing.T) {
 		is := is.New(t)
 		m := &fakeMailer{}

@@ -15,6 +15,7 @@ import (
 // reports each wrong field, not only the first, and tells absent from
 // null.
 func TestContractInReportsEveryField(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	read := func(body string) (domain.FieldErrors, error) {
 		_, err := decodeAs(httptest.NewRequest("PUT", "/", strings.NewReader(body)), contractIn.edit)

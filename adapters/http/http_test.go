@@ -62,6 +62,7 @@ func checked(t *testing.T, svc Services, opts Options) http.Handler {
 // TestOpenAPICoversEveryRoute fails when the router has a route the
 // document lacks, or the reverse.
 func TestOpenAPICoversEveryRoute(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := checked(t, Services{Accounts: stubAccounts{}}, Options{})
 	var doc struct {
@@ -99,6 +100,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 }
 
 func TestDocsPage(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := checked(t, Services{Accounts: stubAccounts{}}, Options{})
 	rec := httptest.NewRecorder()
@@ -112,6 +114,7 @@ func TestDocsPage(t *testing.T) {
 }
 
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		query         string
 		limit, offset int64
@@ -152,6 +155,7 @@ func TestPaging(t *testing.T) {
 }
 
 func TestParseTime(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string
@@ -179,6 +183,7 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	s := &server{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}}}
 	tests := []struct {
 		remote, xff, want string
@@ -205,6 +210,7 @@ func TestClientAddr(t *testing.T) {
 }
 
 func TestRateLimiter(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := newRateLimiter(2, func() time.Time { return now })
@@ -262,6 +268,7 @@ func FuzzAccountBodies(f *testing.F) {
 }
 
 func TestPanicsBecomeProblems(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := &server{log: discard()}
 	h := s.observe(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))

@@ -15,6 +15,7 @@ import (
 // tag, operation id and (when protected) a security scheme on every
 // operation.
 func TestOpenAPIDocumentValid(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	h := NewHandler(Services{Accounts: stubAccounts{}}, Options{Version: "test"})
 	rec := httptest.NewRecorder()

@@ -188,6 +188,7 @@ func isSignPage(is *is.I, r signPageResp) {
 }
 
 func TestSignPageEscapesWhatItShows(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	_, first, _ := e.submission(t, signing.OrderRandom, `<script>alert("contract")</script>`, `<img src=x onerror=alert(1)>`, nil)
@@ -204,6 +205,7 @@ func TestSignPageEscapesWhatItShows(t *testing.T) {
 }
 
 func TestSignPreservedOrder(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	s, first, second := e.submission(t, signing.OrderPreserved, "Service agreement", "Casey Client", nil)
@@ -245,6 +247,7 @@ func TestSignPreservedOrder(t *testing.T) {
 }
 
 func TestSignRandomOrder(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	_, _, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
@@ -255,6 +258,7 @@ func TestSignRandomOrder(t *testing.T) {
 }
 
 func TestSignDecline(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	s, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
@@ -271,6 +275,7 @@ func TestSignDecline(t *testing.T) {
 }
 
 func TestSignMissingFields(t *testing.T) {
+	t.Parallel()
 	e := newSignEnv(t)
 	_, first, _ := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
 	tok := signFormToken(t, e.get(t, "/sign/"+first))
@@ -303,6 +308,7 @@ func TestSignMissingFields(t *testing.T) {
 }
 
 func TestSignFormProtection(t *testing.T) {
+	t.Parallel()
 	e := newSignEnv(t)
 	_, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
 	tok := signFormToken(t, e.get(t, "/sign/"+first))
@@ -347,6 +353,7 @@ func TestSignFormProtection(t *testing.T) {
 }
 
 func TestSignNotFoundPagesAreIdentical(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	_, first, second := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
@@ -379,6 +386,7 @@ func TestSignNotFoundPagesAreIdentical(t *testing.T) {
 }
 
 func TestSignDocumentDownload(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	s, first, _ := e.submission(t, signing.OrderRandom, "NDA", "Casey", nil)
@@ -407,6 +415,7 @@ func TestSignDocumentDownload(t *testing.T) {
 }
 
 func TestSignExpiry(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	at := e.clock().Add(time.Hour)
@@ -422,6 +431,7 @@ func TestSignExpiry(t *testing.T) {
 }
 
 func TestSignPagesInTheAPIReference(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newSignEnv(t)
 	r := e.get(t, "/openapi.json")

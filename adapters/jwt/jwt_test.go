@@ -67,6 +67,7 @@ func with(m map[string]any, k string, v any) map[string]any {
 }
 
 func TestIssueAndVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	iss, _ := newIssuer(t)
 	tok, err := iss.Issue(t.Context(), claims)
@@ -98,6 +99,7 @@ func TestIssueAndVerify(t *testing.T) {
 }
 
 func TestForgeries(t *testing.T) {
+	t.Parallel()
 	iss, key := newIssuer(t)
 	other := ed25519.NewKeyFromSeed(seed(2))
 	pub := key.Public().(ed25519.PublicKey)
@@ -145,6 +147,7 @@ func TestForgeries(t *testing.T) {
 }
 
 func TestKeyRotationVerifiesOldTokens(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	old, err := jwt.New("i", []account.SigningKey{jwt.NewKey("old", seed(1), now)})
 	is.NoErr(err)

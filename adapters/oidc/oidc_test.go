@@ -19,29 +19,12 @@ import (
 	"counsel/adapters/oidc/oidctest"
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/ports/porttest"
 )
 
 // start is the fake clock's first reading; whole seconds, as NumericDate
 // claims are.
 var start = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
-
-// fakeClock is Config.Now for tests: time moves only when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // keys are the provider keys the tests sign with.
 type keys struct {
@@ -70,7 +53,7 @@ type env struct {
 	keys
 	idp *oidctest.Provider
 	p   *oidc.Provider
-	clk *fakeClock
+	clk *porttest.Clock
 }
 
 // setup starts a local provider publishing rsaA, ecA, ec384A and edA and a
@@ -79,7 +62,7 @@ type env struct {
 func setup(t *testing.T, mod func(*oidc.Config)) *env {
 	t.Helper()
 	idp := oidctest.New(t)
-	e := &env{keys: newKeys(idp), idp: idp, clk: &fakeClock{t: start}}
+	e := &env{keys: newKeys(idp), idp: idp, clk: porttest.NewClock(start)}
 	cfg := oidc.Config{Issuer: idp.Issuer(), ClientID: oidctest.ClientID, Now: e.clk.Now, Timeout: 2 * time.Second}
 	if mod != nil {
 		mod(&cfg)
@@ -138,6 +121,7 @@ func wantIdentity(issuer string) account.ExternalIdentity {
 }
 
 func TestVerifyAcceptsValidTokens(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	now := e.clk.Now()
 	noKid := *e.ecA
@@ -174,6 +158,7 @@ func TestVerifyAcceptsValidTokens(t *testing.T) {
 }
 
 func TestVerifyKeysWithoutAlg(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.OmitKeyAlg(true)
@@ -189,6 +174,7 @@ func TestVerifyKeysWithoutAlg(t *testing.T) {
 }
 
 func TestVerifyGoogleBareIssuer(t *testing.T) {
+	t.Parallel()
 	// Google's issuer, with the keys from the local provider.
 	e := setup(t, func(c *oidc.Config) { c.JWKSURL, c.Issuer = c.Issuer+"/jwks", "https://accounts.google.com" })
 	e.idp.Publish(e.rsaA)
@@ -207,6 +193,7 @@ func TestVerifyGoogleBareIssuer(t *testing.T) {
 }
 
 func TestVerifyRefusesInvalidTokens(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	iss := e.idp.Issuer()
 	now := e.clk.Now()
@@ -273,6 +260,7 @@ func TestVerifyRefusesInvalidTokens(t *testing.T) {
 }
 
 func TestKeyRotationAndRefetchLimit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	ctx := context.Background()
@@ -282,7 +270,7 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 	is.Equal(e.idp.Hits().JWKS, 1) // fetched once
 
 	e.idp.Publish(e.rsaA, e.rsaB) // the provider rotates in rsaB
-	e.clk.Add(5 * time.Second)
+	e.clk.Advance(5 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
 	is.NoErr(err)                  // unknown kid: refetched and accepted
 	is.Equal(e.idp.Hits().JWKS, 2) // one refetch
@@ -291,13 +279,13 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 	is.NoErr(err)                  // now known
 	is.Equal(e.idp.Hits().JWKS, 2) // from the cache
 
-	e.clk.Add(30 * time.Second)
+	e.clk.Advance(30 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
 	is.Equal(code(err), domain.EUNAUTHORIZED) // still unknown
 	is.Equal(e.idp.Hits().JWKS, 2)            // within a minute of the last refetch: none
 
 	e.idp.Publish(e.rsaB, e.rsaC)
-	e.clk.Add(31 * time.Second)
+	e.clk.Advance(31 * time.Second)
 	_, err = e.p.Verify(ctx, e.mint(e.rsaC, nil), "")
 	is.NoErr(err)                  // a minute later the refetch is allowed
 	is.Equal(e.idp.Hits().JWKS, 3) // one more fetch
@@ -308,6 +296,7 @@ func TestKeyRotationAndRefetchLimit(t *testing.T) {
 }
 
 func TestJWKSFailureKeepsLastGoodSet(t *testing.T) {
+	t.Parallel()
 	e := setup(t, nil)
 	ctx := context.Background()
 	is := is.New(t)
@@ -326,7 +315,7 @@ func TestJWKSFailureKeepsLastGoodSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			tt.breakIt(e.idp)
-			e.clk.Add(2 * time.Minute)
+			e.clk.Advance(2 * time.Minute)
 			hits := e.idp.Hits().JWKS
 			_, err := e.p.Verify(ctx, e.mint(e.rsaB, nil), "")
 			is.Equal(code(err), domain.EUPSTREAM) // unknown kid and no keys to be had
@@ -375,6 +364,7 @@ func TestProviderDown(t *testing.T) {
 }
 
 func TestDiscoveryRetriedAfterFailure(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeDiscovery(http.StatusServiceUnavailable, "")
@@ -394,6 +384,7 @@ func TestDiscoveryRetriedAfterFailure(t *testing.T) {
 }
 
 func TestFirstKeyFetchRetried(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeJWKS(http.StatusInternalServerError, "")
@@ -407,6 +398,7 @@ func TestFirstKeyFetchRetried(t *testing.T) {
 }
 
 func TestOversizedResponses(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	e.idp.ServeJWKS(http.StatusOK, `{"keys":[],"pad":"`+strings.Repeat("x", 2<<20)+`"}`)
@@ -419,6 +411,7 @@ func TestOversizedResponses(t *testing.T) {
 }
 
 func TestMicrosoftTenantDiscovery(t *testing.T) {
+	t.Parallel()
 	tenant := "9188040d-6c67-4c5b-b112-36a304b66dad"
 	e := setup(t, func(c *oidc.Config) { c.Issuer += "/" + tenant + "/v2.0" })
 	base := e.idp.Issuer()
@@ -456,6 +449,7 @@ func TestMicrosoftTenantDiscovery(t *testing.T) {
 }
 
 func TestCodeExchange(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret; c.RedirectURI = oidctest.RedirectURI })
 	idToken := e.mint(e.rsaA, nil)
 	e.idp.AddCode("good", e.mint(e.ecA, map[string]any{"name": "Ada King"}))
@@ -521,6 +515,7 @@ func TestCodeExchange(t *testing.T) {
 }
 
 func TestCodeIgnoredWithoutSecret(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	_, err := e.p.Verify(context.Background(), e.mint(e.rsaA, nil), "whatever")
@@ -529,6 +524,7 @@ func TestCodeIgnoredWithoutSecret(t *testing.T) {
 }
 
 func TestExchangeWithConfiguredJWKSURLStillDiscoversTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, func(c *oidc.Config) { c.ClientSecret = oidctest.ClientSecret })
 	_ = e.p.Close()
@@ -550,6 +546,7 @@ func TestExchangeWithConfiguredJWKSURLStillDiscoversTokenEndpoint(t *testing.T) 
 }
 
 func TestCloseStopsVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	_ = e.p.Close()
@@ -558,6 +555,7 @@ func TestCloseStopsVerify(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  oidc.Config
@@ -578,6 +576,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestConcurrentVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := setup(t, nil)
 	tok := e.mint(e.ecA, nil)

@@ -28,6 +28,7 @@ func script(vs ...uint32) io.Reader {
 }
 
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		draws []uint32
@@ -66,6 +67,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateDistribution(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := otp.New([]byte("key"), nil) // crypto/rand
 	six := regexp.MustCompile(`^[0-9]{6}$`)
@@ -95,6 +97,7 @@ func TestGenerateDistribution(t *testing.T) {
 }
 
 func TestHash(t *testing.T) {
+	t.Parallel()
 	a := otp.New([]byte("key-a"), nil)
 	b := otp.New([]byte("key-b"), nil)
 	base := a.Hash("user@example.com", "123456")

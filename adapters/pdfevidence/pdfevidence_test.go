@@ -72,6 +72,7 @@ func verify(t testing.TB, e *pdfevidence.Evidence, b []byte) (signing.Verificati
 }
 
 func TestProduceAndVerify(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEvidence(t, "Smith & Partners")
 	combined, audit := produce(t, e, 2, 3)
@@ -125,6 +126,7 @@ func TestProduceAndVerify(t *testing.T) {
 }
 
 func TestUnreadablePDFIsListedNotCombined(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	e := newEvidence(t, "Counsel")
 	ev := sampleEvidence(2)
@@ -143,6 +145,7 @@ func TestUnreadablePDFIsListedNotCombined(t *testing.T) {
 }
 
 func TestNewRefusesAMismatchedKey(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	cert, _, err := pdfevidence.NewIdentity("A", at, nil)
 	is.NoErr(err)
@@ -157,6 +160,7 @@ func TestNewRefusesAMismatchedKey(t *testing.T) {
 // TestPopplerAgrees checks the signature with poppler's pdfsig and the
 // certificate's text with pdftotext, when they are installed.
 func TestPopplerAgrees(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pdfsig"); err != nil {
 		t.Skip("pdfsig not found: install poppler-utils to run this test")
 	}
@@ -259,20 +263,7 @@ func bigPDF(n int) []byte {
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(bulk), bulk),
 	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return porttest.PDFOf(objs)
 }
 
 func FuzzVerify(f *testing.F) {

@@ -100,17 +100,21 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 }
 
 // UpdateRole implements ports.RoleStore.
-func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
+func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Role) (account.RoleInput, error), keep account.AdminRule) (account.Role, error) {
 	var r account.Role
 	err := s.db.accessTx(ctx, func(x q) error {
-		return guardLastAdmin(ctx, x, func() error {
-			n, err := x.exec(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
-				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id)
+		return guardLastAdmin(ctx, x, keep, func() error {
+			cur, err := lockRole(ctx, x, id)
 			if err != nil {
-				return roleNameTaken(err)
+				return err
 			}
-			if n == 0 {
-				return notFound("role")
+			in, err := fn(cur)
+			if err != nil {
+				return err
+			}
+			if _, err := x.exec(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
+				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
+				return roleNameTaken(err)
 			}
 			r, err = loadRole(ctx, x, id)
 			return err
@@ -119,36 +123,55 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInp
 	return r, err
 }
 
+// lockRole locks a role's row until the transaction ends, so the checks
+// made on what it returns still hold at commit, and loads the role.
+func lockRole(ctx context.Context, x q, id int64) (account.Role, error) {
+	var one int
+	if err := x.row(ctx, `SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&one); noRows(err) {
+		return account.Role{}, notFound("role")
+	} else if err != nil {
+		return account.Role{}, err
+	}
+	return loadRole(ctx, x, id)
+}
+
+// checkRole locks and loads a role and runs check on it (nil: none).
+func checkRole(ctx context.Context, x q, id int64, check func(account.Role) error) error {
+	cur, err := lockRole(ctx, x, id)
+	if err != nil || check == nil {
+		return err
+	}
+	return check(cur)
+}
+
 // DeleteRole implements ports.RoleStore.
-func (s *RoleStore) DeleteRole(ctx context.Context, id int64) error {
+func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account.Role) error, keep account.AdminRule) error {
 	return s.db.accessTx(ctx, func(x q) error {
-		return guardLastAdmin(ctx, x, func() error {
-			n, err := x.exec(ctx, `DELETE FROM roles WHERE id = ?`, id)
-			if err != nil {
+		return guardLastAdmin(ctx, x, keep, func() error {
+			if err := checkRole(ctx, x, id, check); err != nil {
 				return err
 			}
-			if n == 0 {
-				return notFound("role")
-			}
-			return nil
+			_, err := x.exec(ctx, `DELETE FROM roles WHERE id = ?`, id)
+			return err
 		})
 	})
 }
 
 // SetRolePermissions implements ports.RoleStore.
-func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error) {
+func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(account.Role) (account.PermissionSet, error)) (account.Role, error) {
 	var r account.Role
 	err := s.db.accessTx(ctx, func(x q) error {
-		var one int
-		if err := x.row(ctx, `SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&one); noRows(err) {
-			return notFound("role")
-		} else if err != nil {
+		cur, err := lockRole(ctx, x, id)
+		if err != nil {
+			return err
+		}
+		ps, err := fn(cur)
+		if err != nil {
 			return err
 		}
 		if err := replaceRolePermissions(ctx, x, id, ps); err != nil {
 			return err
 		}
-		var err error
 		r, err = loadRole(ctx, x, id)
 		return err
 	})
@@ -179,12 +202,12 @@ func (s *RoleStore) UserRoles(ctx context.Context, userID int64) ([]account.Role
 }
 
 // AddUserRole implements ports.RoleStore.
-func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error {
+func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error) error {
 	return s.db.accessTx(ctx, func(x q) error {
-		if err := userExists(ctx, x, userID); err != nil {
+		if err := checkRole(ctx, x, roleID, check); err != nil {
 			return err
 		}
-		if _, err := loadRole(ctx, x, roleID); err != nil {
+		if err := userExists(ctx, x, userID); err != nil {
 			return err
 		}
 		_, err := x.exec(ctx, `INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, roleID)
@@ -193,15 +216,15 @@ func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error
 }
 
 // RemoveUserRole implements ports.RoleStore.
-func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
+func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error, keep account.AdminRule) error {
 	return s.db.accessTx(ctx, func(x q) error {
-		if err := userExists(ctx, x, userID); err != nil {
-			return err
-		}
-		if _, err := loadRole(ctx, x, roleID); err != nil {
-			return err
-		}
-		return guardLastAdmin(ctx, x, func() error {
+		return guardLastAdmin(ctx, x, keep, func() error {
+			if err := checkRole(ctx, x, roleID, check); err != nil {
+				return err
+			}
+			if err := userExists(ctx, x, userID); err != nil {
+				return err
+			}
 			_, err := x.exec(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
 			return err
 		})
@@ -226,25 +249,26 @@ func countAdmins(ctx context.Context, x q) (int, error) {
 	return n, err
 }
 
-// guardLastAdmin runs change and refuses it with ECONFLICT when it leaves
-// no system administrator where there was one.
-func guardLastAdmin(ctx context.Context, x q, change func() error) error {
+// guardLastAdmin runs change with the administrators counted before and
+// after it, under the advisory lock so they hold until commit, and lets
+// keep (the use case's rule) decide.
+func guardLastAdmin(ctx context.Context, x q, keep account.AdminRule, change func() error) error {
+	if keep == nil {
+		return change()
+	}
 	if err := lockAdmins(ctx, x); err != nil {
 		return err
 	}
-	before, err := countAdmins(ctx, x)
-	if err != nil {
+	var c account.AdminCount
+	var err error
+	if c.Before, err = countAdmins(ctx, x); err != nil {
 		return err
 	}
 	if err := change(); err != nil {
 		return err
 	}
-	after, err := countAdmins(ctx, x)
-	if err != nil {
+	if c.After, err = countAdmins(ctx, x); err != nil {
 		return err
 	}
-	if before > 0 && after == 0 {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot lose that role"}
-	}
-	return nil
+	return keep(c)
 }

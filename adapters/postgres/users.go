@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"counsel/domain"
+	"counsel/domain/account"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
@@ -383,48 +384,38 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 // UpdateUser implements ports.UserStore. The user's row is locked, and
 // the last-administrator rule is decided under a transaction-level
 // advisory lock, so two instances cannot each remove one of the last two.
-func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error) (user.Profile, error) {
+func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileTx(ctx, func(x q) error {
-		if err := lockAdmins(ctx, x); err != nil {
-			return err
-		}
-		u, err := loadUser(ctx, x, id, " FOR UPDATE OF u")
-		if err != nil {
-			return err
-		}
-		before := u
-		if err := fn(&u); err != nil {
-			return err
-		}
-		if u.OfficeID != 0 && u.OfficeID != before.OfficeID {
-			if err := officeExists(ctx, x, u.OfficeID); err != nil {
+		err := guardLastAdmin(ctx, x, keep, func() error {
+			u, err := loadUser(ctx, x, id, " FOR UPDATE OF u")
+			if err != nil {
 				return err
 			}
-		}
-		admins, err := countAdmins(ctx, x)
-		if err != nil {
-			return err
-		}
-		args, err := userArgs(u)
-		if err != nil {
-			return err
-		}
-		if _, err := x.exec(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+placeholders(len(args)+1)+`)
+			before := u
+			if err := fn(&u); err != nil {
+				return err
+			}
+			if u.OfficeID != 0 && u.OfficeID != before.OfficeID {
+				if err := officeExists(ctx, x, u.OfficeID); err != nil {
+					return err
+				}
+			}
+			args, err := userArgs(u)
+			if err != nil {
+				return err
+			}
+			if _, err := x.exec(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+placeholders(len(args)+1)+`)
 			WHERE id = ?`, append(args, s.db.Now(), id)...); err != nil {
-			return emailTaken(err)
-		}
-		if roleIDs != nil {
-			if err := setUserRoles(ctx, x, id, roleIDs); err != nil {
-				return err
+				return emailTaken(err)
 			}
-		}
-		after, err := countAdmins(ctx, x)
+			if roleIDs != nil {
+				return setUserRoles(ctx, x, id, roleIDs)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		if admins > 0 && after == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the change would leave no active system administrator"}
 		}
 		p, err = loadProfile(ctx, x, id, true)
 		return err
@@ -433,28 +424,20 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 }
 
 // DeleteUser implements ports.UserStore.
-func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time) error {
+func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error {
 	return s.db.profileTx(ctx, func(x q) error {
-		if err := lockAdmins(ctx, x); err != nil {
-			return err
-		}
-		admins, err := countAdmins(ctx, x)
+		err := guardLastAdmin(ctx, x, keep, func() error {
+			n, err := x.exec(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, at, at, id)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return notFound("user")
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		n, err := x.exec(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, at, at, id)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("user")
-		}
-		after, err := countAdmins(ctx, x)
-		if err != nil {
-			return err
-		}
-		if admins > 0 && after == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot be deleted"}
 		}
 		return revokeUserSessions(ctx, x, id, at)
 	})

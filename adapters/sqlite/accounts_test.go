@@ -506,7 +506,7 @@ func TestUserAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := roles.SetRolePermissions(ctx, viewers.ID, account.NewPermissionSet(account.UsersView, account.ContractView)); err != nil {
+	if _, err := roles.SetRolePermissions(ctx, viewers.ID, setPerms(account.NewPermissionSet(account.UsersView, account.ContractView))); err != nil {
 		t.Fatal(err)
 	}
 	empty, err := roles.CreateRole(ctx, account.RoleInput{Name: "Empty"})

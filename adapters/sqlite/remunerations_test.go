@@ -123,7 +123,7 @@ func TestRemunerationStore(t *testing.T) {
 	is.Equal(ids(bobs), []int64{b1.ID}) // bob's only
 	is.Equal(count, int64(1))           // counted alike
 
-	is.NoErr(us.DeleteUser(ctx, bob.ID, day("2026-02-01"))) // delete bob
+	is.NoErr(us.DeleteUser(ctx, bob.ID, day("2026-02-01"), nil)) // delete bob
 	got, err = s.Remuneration(ctx, b1.ID)
 	is.NoErr(err)                  // the record stays
 	is.Equal(got.Staff.ID, bob.ID) // with its staff member

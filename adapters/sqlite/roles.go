@@ -91,17 +91,21 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 }
 
 // UpdateRole implements ports.RoleStore.
-func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInput) (account.Role, error) {
+func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Role) (account.RoleInput, error), keep account.AdminRule) (account.Role, error) {
 	var r account.Role
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		return guardLastAdmin(ctx, tx, func() error {
-			res, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
-				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id)
-			if err != nil {
+		cur, err := loadRole(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		in, err := fn(cur)
+		if err != nil {
+			return err
+		}
+		return guardLastAdmin(ctx, tx, keep, func() error {
+			if _, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
+				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
 				return roleNameTaken(formatError(err))
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return notFound("role")
 			}
 			r, err = loadRole(ctx, tx, id)
 			return err
@@ -111,32 +115,42 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, in account.RoleInp
 }
 
 // DeleteRole implements ports.RoleStore.
-func (s *RoleStore) DeleteRole(ctx context.Context, id int64) error {
+func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account.Role) error, keep account.AdminRule) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		return guardLastAdmin(ctx, tx, func() error {
-			res, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				return notFound("role")
-			}
-			return nil
+		if err := checkRole(ctx, tx, id, check); err != nil {
+			return err
+		}
+		return guardLastAdmin(ctx, tx, keep, func() error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id)
+			return err
 		})
 	})
 }
 
+// checkRole loads a role and runs check on it (nil: none).
+func checkRole(ctx context.Context, q queryer, id int64, check func(account.Role) error) error {
+	cur, err := loadRole(ctx, q, id)
+	if err != nil || check == nil {
+		return err
+	}
+	return check(cur)
+}
+
 // SetRolePermissions implements ports.RoleStore.
-func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, ps account.PermissionSet) (account.Role, error) {
+func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(account.Role) (account.PermissionSet, error)) (account.Role, error) {
 	var r account.Role
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		if _, err := loadRole(ctx, tx, id); err != nil {
+		cur, err := loadRole(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		ps, err := fn(cur)
+		if err != nil {
 			return err
 		}
 		if err := replaceRolePermissions(ctx, tx, id, ps); err != nil {
 			return err
 		}
-		var err error
 		r, err = loadRole(ctx, tx, id)
 		return err
 	})
@@ -161,12 +175,12 @@ func (s *RoleStore) UserRoles(ctx context.Context, userID int64) ([]account.Role
 }
 
 // AddUserRole implements ports.RoleStore.
-func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error {
+func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := userExists(ctx, tx, userID); err != nil {
+		if err := checkRole(ctx, tx, roleID, check); err != nil {
 			return err
 		}
-		if _, err := loadRole(ctx, tx, roleID); err != nil {
+		if err := userExists(ctx, tx, userID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID)
@@ -175,15 +189,15 @@ func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64) error
 }
 
 // RemoveUserRole implements ports.RoleStore.
-func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
+func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, check func(account.Role) error, keep account.AdminRule) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := checkRole(ctx, tx, roleID, check); err != nil {
+			return err
+		}
 		if err := userExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		if _, err := loadRole(ctx, tx, roleID); err != nil {
-			return err
-		}
-		return guardLastAdmin(ctx, tx, func() error {
+		return guardLastAdmin(ctx, tx, keep, func() error {
 			_, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
 			return err
 		})
@@ -199,22 +213,24 @@ func countAdmins(ctx context.Context, q queryer) (int, error) {
 	return n, err
 }
 
-// guardLastAdmin runs change inside tx and refuses it with ECONFLICT when
-// it leaves no system administrator where there was one.
-func guardLastAdmin(ctx context.Context, tx *sql.Tx, change func() error) error {
-	before, err := countAdmins(ctx, tx)
-	if err != nil {
+// guardLastAdmin runs change inside tx with the administrators counted
+// before and after it, and lets keep (the use case's rule) decide; a
+// write transaction on SQLite is the only writer, so the counts hold
+// until commit.
+func guardLastAdmin(ctx context.Context, tx *sql.Tx, keep account.AdminRule, change func() error) error {
+	if keep == nil {
+		return change()
+	}
+	var c account.AdminCount
+	var err error
+	if c.Before, err = countAdmins(ctx, tx); err != nil {
 		return err
 	}
 	if err := change(); err != nil {
 		return err
 	}
-	after, err := countAdmins(ctx, tx)
-	if err != nil {
+	if c.After, err = countAdmins(ctx, tx); err != nil {
 		return err
 	}
-	if before > 0 && after == 0 {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot lose that role"}
-	}
-	return nil
+	return keep(c)
 }

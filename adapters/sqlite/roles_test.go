@@ -90,7 +90,7 @@ func TestRoleCRUD(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
 				before, _ := s.Role(ctx, tt.id)
-				r, err := s.UpdateRole(ctx, tt.id, tt.in)
+				r, err := s.UpdateRole(ctx, tt.id, setRole(tt.in), keepRole)
 				is.Equal(code(err), tt.code) // error code
 				after, _ := s.Role(ctx, tt.id)
 				if tt.code != "" {
@@ -107,19 +107,19 @@ func TestRoleCRUD(t *testing.T) {
 		is := is.New(t)
 		id := roleID(t, db, "Clerks")
 		ps := account.NewPermissionSet(account.UsersView, account.ContractCreate, account.RolesView)
-		r, err := s.SetRolePermissions(ctx, id, ps)
+		r, err := s.SetRolePermissions(ctx, id, setPerms(ps))
 		is.NoErr(err)               // set
 		is.Equal(r.Permissions, ps) // returned
-		r, err = s.SetRolePermissions(ctx, id, account.NewPermissionSet(account.OfficesEdit))
+		r, err = s.SetRolePermissions(ctx, id, setPerms(account.NewPermissionSet(account.OfficesEdit)))
 		is.NoErr(err)                                                          // replace
 		is.Equal(r.Permissions, account.NewPermissionSet(account.OfficesEdit)) // replaced, not added
 		got, _ := s.Role(ctx, id)
 		is.Equal(got.Permissions, r.Permissions) // stored
-		r, err = s.SetRolePermissions(ctx, id, 0)
+		r, err = s.SetRolePermissions(ctx, id, setPerms(0))
 		is.NoErr(err)                                                                                  // clear
 		is.Equal(r.Permissions, account.PermissionSet(0))                                              // none
 		is.Equal(scalar[int](t, db, "SELECT count(*) FROM role_permissions WHERE role_id = ?", id), 0) // no rows left
-		_, err = s.SetRolePermissions(ctx, 99999, ps)
+		_, err = s.SetRolePermissions(ctx, 99999, setPerms(ps))
 		is.Equal(code(err), domain.ENOTFOUND) // unknown role
 	})
 
@@ -133,18 +133,18 @@ func TestRoleCRUD(t *testing.T) {
 		is := is.New(t)
 		as := NewAccountStore(db)
 		id := roleID(t, db, "Auditors")
-		if _, err := s.SetRolePermissions(ctx, id, account.NewPermissionSet(account.UsersView)); err != nil {
+		if _, err := s.SetRolePermissions(ctx, id, setPerms(account.NewPermissionSet(account.UsersView))); err != nil {
 			t.Fatal(err)
 		}
 		uid := addUser(t, as, "auditor@example.com", "Auditors", "Staff")
-		is.NoErr(s.DeleteRole(ctx, id)) // delete
+		is.NoErr(s.DeleteRole(ctx, id, nil, keepRole)) // delete
 		_, err := s.Role(ctx, id)
 		is.Equal(code(err), domain.ENOTFOUND) // gone
 		ur, err := s.UserRoles(ctx, uid)
 		is.NoErr(err)                                                                                  // holder's roles
 		is.Equal(roleNames(ur), []string{"Staff"})                                                     // the deleted role is no longer held
 		is.Equal(scalar[int](t, db, "SELECT count(*) FROM role_permissions WHERE role_id = ?", id), 0) // its permissions are gone
-		is.Equal(code(s.DeleteRole(ctx, id)), domain.ENOTFOUND)                                        // twice
+		is.Equal(code(s.DeleteRole(ctx, id, nil, keepRole)), domain.ENOTFOUND)                         // twice
 	})
 }
 
@@ -160,12 +160,12 @@ func TestLastAdminGuard(t *testing.T) {
 	}{
 		{"turning off isSystemAdmin of the only admin role", nil,
 			func(db *DB, s *RoleStore) error {
-				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), notAdmin)
+				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 				return err
 			}, domain.ECONFLICT},
 		{"renaming the only admin role is fine", nil,
 			func(db *DB, s *RoleStore) error {
-				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), account.RoleInput{Name: "Owners", IsSystemAdmin: true})
+				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(account.RoleInput{Name: "Owners", IsSystemAdmin: true}), keepRole)
 				return err
 			}, ""},
 		{"turning it off when another admin role is held", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
@@ -174,7 +174,7 @@ func TestLastAdminGuard(t *testing.T) {
 			}
 			addUser(t, as, "root@example.com", "Root")
 		}, func(db *DB, s *RoleStore) error {
-			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), notAdmin)
+			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, ""},
 		{"another admin role held by nobody does not count", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
@@ -182,7 +182,7 @@ func TestLastAdminGuard(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, func(db *DB, s *RoleStore) error {
-			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), notAdmin)
+			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, domain.ECONFLICT},
 		{"another admin who is inactive does not count", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
@@ -194,43 +194,47 @@ func TestLastAdminGuard(t *testing.T) {
 			id = addUser(t, as, "gone@example.com", "Root")
 			exec(t, db, "UPDATE users SET deleted_at = 1 WHERE id = ?", id)
 		}, func(db *DB, s *RoleStore) error {
-			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), notAdmin)
+			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, domain.ECONFLICT},
 		{"deleting the only admin role", nil,
-			func(db *DB, s *RoleStore) error { return s.DeleteRole(ctx, roleID(t, db, "Administrator")) }, domain.ECONFLICT},
+			func(db *DB, s *RoleStore) error {
+				return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
+			}, domain.ECONFLICT},
 		{"deleting it when a second admin holds another admin role", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
 				t.Fatal(err)
 			}
 			addUser(t, as, "root@example.com", "Root")
-		}, func(db *DB, s *RoleStore) error { return s.DeleteRole(ctx, roleID(t, db, "Administrator")) }, ""},
+		}, func(db *DB, s *RoleStore) error {
+			return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
+		}, ""},
 		{"removing the role from the only admin", nil,
 			func(db *DB, s *RoleStore) error {
-				return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"))
+				return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"), nil, keepRole)
 			}, domain.ECONFLICT},
 		{"removing it from one of two admins", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
 			addUser(t, as, "second@example.com", "Administrator")
 		}, func(db *DB, s *RoleStore) error {
-			return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"))
+			return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"), nil, keepRole)
 		}, ""},
 		{"removing a non-admin role from the only admin", nil,
 			func(db *DB, s *RoleStore) error {
 				uid := scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'")
-				if err := s.AddUserRole(ctx, uid, roleID(t, db, "Staff")); err != nil {
+				if err := s.AddUserRole(ctx, uid, roleID(t, db, "Staff"), nil); err != nil {
 					return err
 				}
-				return s.RemoveUserRole(ctx, uid, roleID(t, db, "Staff"))
+				return s.RemoveUserRole(ctx, uid, roleID(t, db, "Staff"), nil, keepRole)
 			}, ""},
 		{"an admin role made ordinary while no admin is active", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
 			exec(t, db, "UPDATE users SET active = 0")
 		}, func(db *DB, s *RoleStore) error {
-			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), notAdmin)
+			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, ""},
 		{"making an ordinary role an admin role", nil,
 			func(db *DB, s *RoleStore) error {
-				_, err := s.UpdateRole(ctx, roleID(t, db, "Staff"), account.RoleInput{Name: "Staff", IsSystemAdmin: true})
+				_, err := s.UpdateRole(ctx, roleID(t, db, "Staff"), setRole(account.RoleInput{Name: "Staff", IsSystemAdmin: true}), keepRole)
 				return err
 			}, ""},
 	}
@@ -274,8 +278,8 @@ func TestUserRoles(t *testing.T) {
 	is.NoErr(err)                              // roles
 	is.Equal(roleNames(rs), []string{"Staff"}) // the default role
 
-	is.NoErr(s.AddUserRole(ctx, uid, partner.ID)) // add
-	is.NoErr(s.AddUserRole(ctx, uid, partner.ID)) // add again: no error
+	is.NoErr(s.AddUserRole(ctx, uid, partner.ID, nil)) // add
+	is.NoErr(s.AddUserRole(ctx, uid, partner.ID, nil)) // add again: no error
 	rs, _ = s.UserRoles(ctx, uid)
 	is.Equal(roleNames(rs), []string{"Partner", "Staff"}) // ordered by name, no duplicate
 
@@ -284,12 +288,12 @@ func TestUserRoles(t *testing.T) {
 		fn   func() error
 		code string
 	}{
-		{"add: unknown user", func() error { return s.AddUserRole(ctx, 99999, staff) }, domain.ENOTFOUND},
-		{"add: deleted user", func() error { return s.AddUserRole(ctx, gone, staff) }, domain.ENOTFOUND},
-		{"add: unknown role", func() error { return s.AddUserRole(ctx, uid, 99999) }, domain.ENOTFOUND},
-		{"remove: unknown user", func() error { return s.RemoveUserRole(ctx, 99999, staff) }, domain.ENOTFOUND},
-		{"remove: deleted user", func() error { return s.RemoveUserRole(ctx, gone, staff) }, domain.ENOTFOUND},
-		{"remove: unknown role", func() error { return s.RemoveUserRole(ctx, uid, 99999) }, domain.ENOTFOUND},
+		{"add: unknown user", func() error { return s.AddUserRole(ctx, 99999, staff, nil) }, domain.ENOTFOUND},
+		{"add: deleted user", func() error { return s.AddUserRole(ctx, gone, staff, nil) }, domain.ENOTFOUND},
+		{"add: unknown role", func() error { return s.AddUserRole(ctx, uid, 99999, nil) }, domain.ENOTFOUND},
+		{"remove: unknown user", func() error { return s.RemoveUserRole(ctx, 99999, staff, nil, keepRole) }, domain.ENOTFOUND},
+		{"remove: deleted user", func() error { return s.RemoveUserRole(ctx, gone, staff, nil, keepRole) }, domain.ENOTFOUND},
+		{"remove: unknown role", func() error { return s.RemoveUserRole(ctx, uid, 99999, nil, keepRole) }, domain.ENOTFOUND},
 		{"list: unknown user", func() error { _, err := s.UserRoles(ctx, 99999); return err }, domain.ENOTFOUND},
 		{"list: deleted user", func() error { _, err := s.UserRoles(ctx, gone); return err }, domain.ENOTFOUND},
 	}
@@ -300,11 +304,11 @@ func TestUserRoles(t *testing.T) {
 		})
 	}
 
-	is.NoErr(s.RemoveUserRole(ctx, uid, staff)) // remove
+	is.NoErr(s.RemoveUserRole(ctx, uid, staff, nil, keepRole)) // remove
 	rs, _ = s.UserRoles(ctx, uid)
-	is.Equal(roleNames(rs), []string{"Partner"}) // removed
-	is.NoErr(s.RemoveUserRole(ctx, uid, staff))  // a role not held: no error
-	is.NoErr(s.RemoveUserRole(ctx, uid, partner.ID))
+	is.Equal(roleNames(rs), []string{"Partner"})               // removed
+	is.NoErr(s.RemoveUserRole(ctx, uid, staff, nil, keepRole)) // a role not held: no error
+	is.NoErr(s.RemoveUserRole(ctx, uid, partner.ID, nil, keepRole))
 	rs, err = s.UserRoles(ctx, uid)
 	is.NoErr(err)                       // a user without roles
 	is.Equal(roleNames(rs), []string{}) // an empty list, not an error

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"counsel/domain"
+	"counsel/domain/account"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
@@ -433,7 +434,7 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 }
 
 // UpdateUser implements ports.UserStore.
-func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error) (user.Profile, error) {
+func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		u, err := loadUser(ctx, tx, id)
@@ -449,33 +450,26 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 				return err
 			}
 		}
-		admins, err := countAdmins(ctx, tx)
-		if err != nil {
-			return err
-		}
-		args, err := userArgs(u)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+placeholders(len(args)+1)+`)
-			WHERE id = ?`, append(args, ms(s.db.Now()), id)...); err != nil {
-			return emailTaken(err)
-		}
-		// After the statement above, whose trigger wrote an ASCII-folded key.
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET search_key = ? WHERE id = ?`, user.SearchKey(u.FirstName, u.LastName, u.Email), id); err != nil {
-			return err
-		}
-		if roleIDs != nil {
-			if err := setUserRoles(ctx, tx, id, roleIDs); err != nil {
+		err = guardLastAdmin(ctx, tx, keep, func() error {
+			args, err := userArgs(u)
+			if err != nil {
 				return err
 			}
-		}
-		after, err := countAdmins(ctx, tx)
+			if _, err := tx.ExecContext(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+placeholders(len(args)+1)+`)
+			WHERE id = ?`, append(args, ms(s.db.Now()), id)...); err != nil {
+				return emailTaken(err)
+			}
+			// After the statement above, whose trigger wrote an ASCII-folded key.
+			if _, err := tx.ExecContext(ctx, `UPDATE users SET search_key = ? WHERE id = ?`, user.SearchKey(u.FirstName, u.LastName, u.Email), id); err != nil {
+				return err
+			}
+			if roleIDs != nil {
+				return setUserRoles(ctx, tx, id, roleIDs)
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		if admins > 0 && after == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the change would leave no active system administrator"}
 		}
 		p, err = loadProfile(ctx, tx, id, true)
 		return err
@@ -484,25 +478,20 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 }
 
 // DeleteUser implements ports.UserStore.
-func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time) error {
+func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error {
 	return s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
-		admins, err := countAdmins(ctx, tx)
+		err := guardLastAdmin(ctx, tx, keep, func() error {
+			res, err := tx.ExecContext(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(at), ms(at), id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return notFound("user")
+			}
+			return nil
+		})
 		if err != nil {
 			return err
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(at), ms(at), id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound("user")
-		}
-		after, err := countAdmins(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if admins > 0 && after == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the last system administrator cannot be deleted"}
 		}
 		return revokeUserSessions(ctx, tx, id, at)
 	})

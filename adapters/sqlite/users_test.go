@@ -183,7 +183,7 @@ func TestUserStoreUpdate(t *testing.T) {
 	up, err := s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error {
 		u.Apply(user.Patch{LastName: ptr("Smith"), OfficeID: &office.ID, BillingRate: ptr(decimal.FromInt(250))})
 		return u.Validate()
-	})
+	}, keepUser)
 	is.NoErr(err)                                     // update
 	is.Equal(up.FullName(), "Jane Smith")             // name changed
 	is.Equal(up.Office.Name, "Sydney")                // office joined
@@ -193,16 +193,16 @@ func TestUserStoreUpdate(t *testing.T) {
 	is.NoErr(err)        // search by the new name
 	is.Equal(len(us), 1) // found
 
-	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.Email = "other@example.com"; return nil })
+	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.Email = "other@example.com"; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.OfficeID = 999; return nil })
+	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.OfficeID = 999; return nil }, keepUser)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{999}, func(u *user.User) error { return nil })
+	_, err = s.UpdateUser(ctx, p.ID, &[]int64{999}, func(u *user.User) error { return nil }, keepUser)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
-	_, err = s.UpdateUser(ctx, 424242, nil, func(u *user.User) error { return nil })
+	_, err = s.UpdateUser(ctx, 424242, nil, func(u *user.User) error { return nil }, keepUser)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
 	boom := errors.New("boom")
-	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { return boom })
+	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { return boom }, keepUser)
 	is.True(errors.Is(err, boom)) // fn's error as is
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
@@ -215,15 +215,15 @@ func TestUserStoreUpdate(t *testing.T) {
 			adminRole = r.ID
 		}
 	}
-	up, err = s.UpdateUser(ctx, p.ID, &[]int64{adminRole}, func(u *user.User) error { return nil })
+	up, err = s.UpdateUser(ctx, p.ID, &[]int64{adminRole}, func(u *user.User) error { return nil }, keepUser)
 	is.NoErr(err)                      // replace roles
 	is.Equal(len(up.Roles), 1)         // exactly the given ones
 	is.True(up.Roles[0].IsSystemAdmin) // now an administrator
-	_, err = s.UpdateUser(ctx, 1, &[]int64{}, func(u *user.User) error { return nil })
+	_, err = s.UpdateUser(ctx, 1, &[]int64{}, func(u *user.User) error { return nil }, keepUser)
 	is.NoErr(err) // another administrator remains
-	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.Active = false; return nil })
+	_, err = s.UpdateUser(ctx, p.ID, nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT) // deactivating the last administrator
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{}, func(u *user.User) error { return nil })
+	_, err = s.UpdateUser(ctx, p.ID, &[]int64{}, func(u *user.User) error { return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT) // taking the last administrator's role
 }
 
@@ -240,7 +240,7 @@ func TestUserStoreDelete(t *testing.T) {
 	_, err = s.AddReviewers(ctx, 7, []int64{p.ID})
 	is.NoErr(err) // a reviewer
 
-	is.NoErr(s.DeleteUser(ctx, p.ID, now)) // delete
+	is.NoErr(s.DeleteUser(ctx, p.ID, now, keepUser)) // delete
 	ss, err := accounts.Session(ctx, "s1")
 	is.NoErr(err)                // session kept
 	is.True(ss.RevokedAt != nil) // but revoked
@@ -253,14 +253,14 @@ func TestUserStoreDelete(t *testing.T) {
 	is.Equal(count, int64(1))              // only the administrator
 	is.Equal(names(us), []string{"Admin"}) // gone from lists
 	rs, _, err := s.Users(ctx, user.Filter{Limit: 10, Reviewers: true})
-	is.NoErr(err)                                                  // reviewers
-	is.Equal(len(rs), 0)                                           // gone from reviewers
-	is.Equal(code(s.DeleteUser(ctx, p.ID, now)), domain.ENOTFOUND) // deleted once
+	is.NoErr(err)                                                            // reviewers
+	is.Equal(len(rs), 0)                                                     // gone from reviewers
+	is.Equal(code(s.DeleteUser(ctx, p.ID, now, keepUser)), domain.ENOTFOUND) // deleted once
 
 	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil)
-	is.NoErr(err)                                               // the email may be used again
-	is.True(again.ID != p.ID)                                   // by a new user
-	is.Equal(code(s.DeleteUser(ctx, 1, now)), domain.ECONFLICT) // the last administrator stays
+	is.NoErr(err)                                                         // the email may be used again
+	is.True(again.ID != p.ID)                                             // by a new user
+	is.Equal(code(s.DeleteUser(ctx, 1, now, keepUser)), domain.ECONFLICT) // the last administrator stays
 }
 
 func TestOfficeStore(t *testing.T) {
@@ -324,3 +324,7 @@ func TestReviewerStore(t *testing.T) {
 	is.Equal(got, []int64{ann})        // remaining
 	is.Equal(list(10, 20), []string{}) // nobody permitted for both now
 }
+
+// keepUser is the users use case's last-administrator rule, which the
+// store runs in its transaction.
+var keepUser = account.KeepAnAdmin(account.LastAdminChange)

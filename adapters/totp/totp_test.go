@@ -18,6 +18,7 @@ import (
 // TestRFC6238Vectors checks the SHA1 test vectors of RFC 6238 appendix B,
 // truncated to six digits (the last six of the eight-digit values).
 func TestRFC6238Vectors(t *testing.T) {
+	t.Parallel()
 	a := totp.New("Counsel", nil)
 	secret := []byte("12345678901234567890")
 	tests := []struct {
@@ -39,6 +40,7 @@ func TestRFC6238Vectors(t *testing.T) {
 }
 
 func TestEnrolment(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	a := totp.New("Smith & Co; Law+Partners", nil)
 	secret, err := a.NewSecret()
@@ -71,6 +73,7 @@ func TestEnrolment(t *testing.T) {
 }
 
 func TestVault(t *testing.T) {
+	t.Parallel()
 	key := make([]byte, totp.KeySize)
 	rand.Read(key)
 	v, err := totp.NewVault(key, nil)

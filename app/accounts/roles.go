@@ -79,31 +79,28 @@ func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.R
 
 // UpdateRole changes a role; fields absent from the patch keep their
 // value. Only a system administrator may change a system-admin or default
-// role, or make a role one.
+// role, or make a role one. The checks run in the store's transaction on
+// the role as it is there, so a concurrent change cannot slip between
+// them and the write.
 func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatch) (account.Role, error) {
 	p, err := account.Require(ctx, account.RolesEdit)
 	if err != nil {
 		return account.Role{}, err
 	}
-	cur, err := r.store.Role(ctx, id)
-	if err != nil {
-		return account.Role{}, err
-	}
-	in := patch.Apply(cur)
-	if err := in.Validate(); err != nil {
-		return account.Role{}, err
-	}
-	after := cur
-	after.Name, after.IsSystemAdmin, after.IsDefaultRole = in.Name, in.IsSystemAdmin, in.IsDefaultRole
-	if err := account.CheckShapeRole(p, &cur, &after); err != nil {
-		return account.Role{}, err
-	}
-	if err := account.CheckRoleFlags(in); err != nil {
-		return account.Role{}, err
-	}
-	// A role that becomes a system-admin role grants everything to its
-	// holders; CheckShapeRole has already limited that to administrators.
-	role, err := r.store.UpdateRole(ctx, id, in)
+	role, err := r.store.UpdateRole(ctx, id, func(cur account.Role) (account.RoleInput, error) {
+		in := patch.Apply(cur)
+		if err := in.Validate(); err != nil {
+			return in, err
+		}
+		after := cur
+		after.Name, after.IsSystemAdmin, after.IsDefaultRole = in.Name, in.IsSystemAdmin, in.IsDefaultRole
+		// A role that becomes a system-admin role grants everything to its
+		// holders; CheckShapeRole limits that to administrators.
+		if err := account.CheckShapeRole(p, &cur, &after); err != nil {
+			return in, err
+		}
+		return in, account.CheckRoleFlags(in)
+	}, account.KeepAnAdmin(account.LastAdminRole))
 	r.inv.Invalidate()
 	return role, err
 }
@@ -115,14 +112,9 @@ func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	cur, err := r.store.Role(ctx, id)
-	if err != nil {
-		return err
-	}
-	if err := account.CheckShapeRole(p, &cur, nil); err != nil {
-		return err
-	}
-	err = r.store.DeleteRole(ctx, id)
+	err = r.store.DeleteRole(ctx, id, func(cur account.Role) error {
+		return account.CheckShapeRole(p, &cur, nil)
+	}, account.KeepAnAdmin(account.LastAdminRole))
 	r.inv.Invalidate()
 	return err
 }
@@ -153,19 +145,14 @@ func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string
 		}
 		set |= account.NewPermissionSet(perm)
 	}
-	cur, err := r.store.Role(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := account.CheckShapeRole(p, &cur, &cur); err != nil {
-		return nil, err
-	}
-	// Adding a permission grants it to every holder of the role;
-	// taking one away grants nothing.
-	if err := account.CheckGrant(p, "these permissions", set&^cur.Effective()); err != nil {
-		return nil, err
-	}
-	role, err := r.store.SetRolePermissions(ctx, id, set)
+	role, err := r.store.SetRolePermissions(ctx, id, func(cur account.Role) (account.PermissionSet, error) {
+		if err := account.CheckShapeRole(p, &cur, &cur); err != nil {
+			return 0, err
+		}
+		// Adding a permission grants it to every holder of the role;
+		// taking one away grants nothing.
+		return set, account.CheckGrant(p, "these permissions", set&^cur.Effective())
+	})
 	r.inv.Invalidate()
 	if err != nil {
 		return nil, err
@@ -181,20 +168,6 @@ func (r *Roles) UserRoles(ctx context.Context, userID int64) ([]account.Role, er
 	return r.store.UserRoles(ctx, userID)
 }
 
-// guardAdminRole refuses to give or take a system-admin role unless the
-// caller is a system administrator: UsersEdit must not be a way to make,
-// or unmake, an administrator.
-func (r *Roles) guardAdminRole(ctx context.Context, p account.Principal, roleID int64) error {
-	role, err := r.store.Role(ctx, roleID)
-	if err != nil {
-		return err
-	}
-	if role.IsSystemAdmin && !p.SystemAdmin {
-		return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may give or take the role %s", role.Name)
-	}
-	return nil
-}
-
 // AddUserRole gives a user a role: a guarded role only by a system
 // administrator, any other only when it grants nothing beyond the
 // caller's own permissions (which also keeps a caller from widening
@@ -204,28 +177,24 @@ func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
 	if err != nil {
 		return err
 	}
-	role, err := r.store.Role(ctx, roleID)
-	if err != nil {
-		return err
-	}
-	if err := account.CheckAssignRole(p, role); err != nil {
-		return err
-	}
-	err = r.store.AddUserRole(ctx, userID, roleID)
+	err = r.store.AddUserRole(ctx, userID, roleID, func(role account.Role) error {
+		return account.CheckAssignRole(p, role)
+	})
 	r.inv.Invalidate()
 	return err
 }
 
-// RemoveUserRole takes a role from a user.
+// RemoveUserRole takes a role from a user. Only a system administrator
+// may take a system-admin role: UsersEdit must not be a way to unmake an
+// administrator; and the last administrator keeps it.
 func (r *Roles) RemoveUserRole(ctx context.Context, userID, roleID int64) error {
 	p, err := account.Require(ctx, account.UsersEdit)
 	if err != nil {
 		return err
 	}
-	if err := r.guardAdminRole(ctx, p, roleID); err != nil {
-		return err
-	}
-	err = r.store.RemoveUserRole(ctx, userID, roleID)
+	err = r.store.RemoveUserRole(ctx, userID, roleID, func(role account.Role) error {
+		return account.CheckTakeRole(p, role)
+	}, account.KeepAnAdmin(account.LastAdminRole))
 	r.inv.Invalidate()
 	return err
 }

@@ -47,9 +47,32 @@ type Config struct {
 	ConsoleIdle time.Duration
 }
 
+// Store is the part of ports.AccountStore sign-in uses (the contracts
+// are the port's); the adapters' account stores implement it.
+type Store interface {
+	CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error)
+	UpdateOTP(ctx context.Context, email string, fn func(*account.OTPState) error) error
+	Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error
+	CreateSession(ctx context.Context, s account.Session, refreshHash []byte) error
+	Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error
+	SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error)
+	Session(ctx context.Context, id string) (account.Session, error)
+	ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error)
+	TouchSession(ctx context.Context, id string, at time.Time) error
+	RevokeSession(ctx context.Context, id string, at time.Time) error
+	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
+	SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error
+}
+
+// TOTPState is the part of ports.TOTPStore sign-in uses.
+type TOTPState interface {
+	TOTPAccount(ctx context.Context, userID int64) (account.TOTPAccount, error)
+	UpdateTOTP(ctx context.Context, userID int64, fn func(*account.TOTPAccount) error) error
+}
+
 // Deps are the ports the service uses.
 type Deps struct {
-	Store  ports.AccountStore
+	Store  Store
 	Hasher ports.PasswordHasher
 	Tokens ports.TokenIssuer
 	Codes  ports.OTPCodes
@@ -63,7 +86,7 @@ type Deps struct {
 
 	// TOTP, Vault and TOTPStore are authenticator apps (totp.go).
 	TOTP      ports.TOTP
-	TOTPStore ports.TOTPStore
+	TOTPStore TOTPState
 	Vault     ports.TOTPVault
 }
 

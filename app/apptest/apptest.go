@@ -27,37 +27,15 @@ import (
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/domain/account"
+	"counsel/ports/porttest"
 )
 
-// Clock is a fake clock that tests move by hand.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// Clock is the fake clock tests move by hand (porttest.Clock, shared
+// with the adapters' tests).
+type Clock = porttest.Clock
 
 // NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{now: t.UTC()} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-// Set puts the clock at t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t.UTC()
-	c.mu.Unlock()
-}
+func NewClock(t time.Time) *Clock { return porttest.NewClock(t) }
 
 // AdminEmail and AdminPassword are the bootstrap administrator's.
 const (
@@ -97,6 +75,12 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 	clock := NewClock(Start)
 	cfg := app.DefaultConfig()
 	cfg.DB = filepath.Join(dir, "counsel.db")
+	// Before SpoolDir, which lies inside it: every test has its own, so
+	// tests running in parallel do not see each other's uploads.
+	cfg.DataDir = filepath.Join(dir, "data")
+	if Engine() == "sqlite" {
+		copyMigrated(t, cfg.DB)
+	}
 	if Engine() == "postgres" {
 		cfg.DB = pgtest.URL(t)
 		cfg.SpoolDir = filepath.Join(cfg.DataDir, "tmp")
@@ -104,7 +88,6 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 			t.Fatal(err)
 		}
 	}
-	cfg.DataDir = filepath.Join(dir, "data")
 	cfg.AdminEmail, cfg.AdminPassword = AdminEmail, AdminPassword
 	cfg.OTPResendInterval, cfg.OTPHourlyLimit, cfg.AuthRateLimit = 0, 0, 0
 	cfg.Clock = clock
@@ -138,6 +121,54 @@ func New(t testing.TB, change ...func(*app.Config)) *Server {
 		}
 	})
 	return s
+}
+
+// migrated is an empty SQLite database file with every migration applied,
+// made once per test process: migrating takes a second or two under
+// -race, and every test starts from the same schema. New copies it, and
+// the service opens it as it opens any migrated file.
+var migrated struct {
+	once sync.Once
+	file []byte
+	err  error
+}
+
+// SQLiteFile returns the path of a fresh SQLite database, already
+// migrated, in a temporary folder of t: for tests of adapters over SQLite
+// that would otherwise migrate a new file each.
+func SQLiteFile(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "counsel.db")
+	copyMigrated(t, path)
+	return path
+}
+
+func copyMigrated(t testing.TB, path string) {
+	t.Helper()
+	migrated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "counsel-apptest-")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		db := filepath.Join(dir, "migrated.db")
+		s, err := app.OpenStores(context.Background(), db, "")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		// Closing checkpoints the write-ahead log into the file.
+		if migrated.err = s.Close(); migrated.err == nil {
+			migrated.file, migrated.err = os.ReadFile(db)
+		}
+	})
+	if migrated.err != nil {
+		t.Fatalf("migrated template database: %v", migrated.err)
+	}
+	if err := os.WriteFile(path, migrated.file, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type testWriter struct{ t testing.TB }

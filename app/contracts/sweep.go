@@ -51,25 +51,3 @@ func (s *Service) ExpireDue(ctx context.Context) (int, error) {
 		}
 	}
 }
-
-// RunExpirySweep runs ExpireDue now and then every interval until ctx is
-// done. Failures are logged and retried at the next tick.
-func (s *Service) RunExpirySweep(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if n, err := s.ExpireDue(ctx); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			s.d.Logger.ErrorContext(ctx, "contract expiry sweep", "err", err)
-		} else if n > 0 {
-			s.d.Logger.InfoContext(ctx, "contract expiry sweep", "expired", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}

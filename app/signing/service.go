@@ -39,9 +39,18 @@ type UserLookup interface {
 	User(ctx context.Context, id int64) (user.User, error)
 }
 
+// Contracts is the part of ports.ContractStore signing uses (the
+// contracts are the port's).
+type Contracts interface {
+	Contract(ctx context.Context, id int64) (contract.Contract, error)
+	Document(ctx context.Context, contractID, docID int64) (contract.Document, error)
+	History(ctx context.Context, id int64, limit, offset int64) ([]contract.AuditEntry, int64, error)
+	UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error)
+}
+
 // Deps are what the service needs.
 type Deps struct {
-	Contracts ports.ContractStore
+	Contracts Contracts
 	Signing   ports.ContractSigningStore
 	Blobs     ports.BlobStore
 	Provider  ports.SigningProvider

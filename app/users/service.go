@@ -18,11 +18,18 @@ import (
 // MaxLimit is the largest page a list returns (API-DECISIONS 1).
 const MaxLimit = 100
 
+// RoleLookup is the part of ports.RoleStore the service reads: which
+// roles exist and are system-admin roles, and which a user holds.
+type RoleLookup interface {
+	Role(ctx context.Context, id int64) (account.Role, error)
+	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
+}
+
 // Deps are the ports the service uses.
 type Deps struct {
 	Store ports.UserStore
 	// Roles tells which roles are system-admin roles.
-	Roles ports.RoleStore
+	Roles RoleLookup
 	// Hasher hashes the password of a new user.
 	Hasher ports.PasswordHasher
 	// Passwords changes passwords (the accounts service).
@@ -130,8 +137,8 @@ func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]in
 // more than the caller holds (account.CheckTakeover): holding UsersEdit
 // must not be a way to take over a stronger account through its password
 // or email. It returns the user's roles. (Deleting stays with
-// UsersDelete, as the spec says; the last administrator is kept by the
-// store.)
+// UsersDelete, as the spec says; account.KeepAnAdmin keeps the last
+// administrator, run by the store in its transaction.)
 func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) ([]account.Role, error) {
 	roles, err := s.d.Roles.UserRoles(ctx, id)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
@@ -205,7 +212,7 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, func(u *user.User) error {
 		u.Apply(in.Patch)
 		return u.Validate()
-	})
+	}, account.KeepAnAdmin(account.LastAdminChange))
 	if err != nil {
 		return user.Profile{}, err
 	}
@@ -224,7 +231,7 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 	if id == p.UserID {
 		return domain.Errorf(domain.ECONFLICT, "you cannot delete yourself")
 	}
-	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now()); err != nil {
+	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
 		return err
 	}
 	s.d.Access.Invalidate()

@@ -217,8 +217,9 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 }
 
 // serve runs the HTTP service until ctx ends, then lets in-flight
-// requests finish (up to 30 s) and closes the database.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// requests finish (up to 30 s) and closes the app, once, on every path
+// (its error joins serve's).
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg, err := app.LoadConfig(fs, args, getenv)
@@ -231,7 +232,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer func() { err = errors.Join(err, a.Close()) }()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
@@ -257,5 +258,5 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return a.Close()
+	return nil
 }

@@ -251,6 +251,7 @@ func canceled() context.Context {
 var firstAdminRe = regexp.MustCompile(`First start: created administrator (\S+) with password\n\n    (\S+)\n`)
 
 func TestServe(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t) // COUNSEL_ADMIN_PASSWORD unset: a random one is printed
 	s := startServe(t, env)
 	is := is.New(t)
@@ -375,6 +376,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeWithConfiguredAdminPassword(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	env := newEnv(t).with("COUNSEL_ADMIN_EMAIL", "Boss@Example.com", "COUNSEL_ADMIN_PASSWORD", "configured-pw-1", "COUNSEL_LOG_FORMAT", "json", "COUNSEL_LOG_LEVEL", "info")
 	s := startServe(t, env)
@@ -389,6 +391,7 @@ func TestServeWithConfiguredAdminPassword(t *testing.T) {
 }
 
 func TestServeFlagsOverrideEnvironment(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	// 30s is below the 1m minimum: the environment alone would fail.
 	env := newEnv(t).with("COUNSEL_ACCESS_TTL", "30s", "COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
@@ -400,6 +403,7 @@ func TestServeFlagsOverrideEnvironment(t *testing.T) {
 }
 
 func TestServeInvalidSettings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  []string
@@ -462,6 +466,7 @@ func TestServeInvalidSettings(t *testing.T) {
 }
 
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t)
 	db := env["COUNSEL_DB"]
 	names, err := fs.Glob(os.DirFS("../../adapters/sqlite/migrations"), "*.sql")
@@ -495,6 +500,7 @@ func TestMigrate(t *testing.T) {
 }
 
 func TestUserCreate(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
 
@@ -547,6 +553,7 @@ func TestUserCreate(t *testing.T) {
 }
 
 func TestUserSetPassword(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
 	_, _, err := cli(env, "old-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
@@ -591,6 +598,7 @@ func TestUserSetPassword(t *testing.T) {
 }
 
 func TestUserResetTOTP(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
 	_, _, err := cli(env, "user-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
@@ -628,6 +636,7 @@ func TestUserResetTOTP(t *testing.T) {
 }
 
 func TestBackup(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
 	_, _, err := cli(env, "user-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
@@ -677,6 +686,7 @@ func TestBackup(t *testing.T) {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -712,6 +722,7 @@ func TestCommands(t *testing.T) {
 // TestCommandsOnPostgres runs migrate and user create on PostgreSQL, and
 // checks that backup refuses there and names pg_dump.
 func TestCommandsOnPostgres(t *testing.T) {
+	t.Parallel()
 	pgtest.Skip(t)
 	is := is.New(t)
 	env := newEnv(t).with("COUNSEL_DB", pgtest.URL(t))

@@ -16,6 +16,7 @@ import (
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestPermissionNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	all := account.AllPermissions()
 	is.Equal(len(all), 17) // the permissions of API-DECISIONS 3
@@ -37,6 +38,7 @@ func TestPermissionNames(t *testing.T) {
 }
 
 func TestParsePermission(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want account.Permission
@@ -64,6 +66,7 @@ func TestParsePermission(t *testing.T) {
 }
 
 func TestPermissionSet(t *testing.T) {
+	t.Parallel()
 	view := account.NewPermissionSet(account.UsersView)
 	viewEdit := account.NewPermissionSet(account.UsersEdit, account.UsersView)
 	tests := []struct {
@@ -122,6 +125,7 @@ func TestPermissionSet(t *testing.T) {
 }
 
 func TestValidatePassword(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		pw   string
@@ -160,6 +164,7 @@ func TestValidatePassword(t *testing.T) {
 func asError(err error, de **domain.Error) bool { return errors.As(err, de) }
 
 func TestEmail(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in         string
 		normalized string
@@ -191,6 +196,7 @@ func TestEmail(t *testing.T) {
 }
 
 func TestOTPIssue(t *testing.T) {
+	t.Parallel()
 	policy := account.OTPPolicy{TTL: 5 * time.Minute, ResendInterval: 30 * time.Second, HourlyLimit: 3, MaxAttempts: 5}
 	ago := func(d time.Duration) time.Time { return t0.Add(-d) }
 	tests := []struct {
@@ -270,6 +276,7 @@ func TestOTPIssue(t *testing.T) {
 }
 
 func TestOTPCheck(t *testing.T) {
+	t.Parallel()
 	policy := account.OTPPolicy{TTL: 5 * time.Minute, MaxAttempts: 3}
 	right, wrong := []byte("right-hash-0123456789"), []byte("wrong-hash-0123456789")
 	tests := []struct {
@@ -325,6 +332,7 @@ func TestOTPCheck(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	otpPolicy := account.OTPPolicy{TTL: 5 * time.Minute, MaxAttempts: 5}
 	lock := account.LockoutPolicy{Threshold: 3, Duration: 15 * time.Minute}
 	code := []byte("code-hash")
@@ -392,6 +400,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestRefresh(t *testing.T) {
+	t.Parallel()
 	revokedAt := t0.Add(-time.Minute)
 	session := account.Session{ID: "s1", UserID: 7, Method: account.MethodPassword, CreatedAt: t0.Add(-time.Hour), ExpiresAt: t0.Add(time.Hour)}
 	claims := account.AccessClaims{UserID: 7, SessionID: "s1"}
@@ -427,6 +436,7 @@ func TestRefresh(t *testing.T) {
 }
 
 func TestSessionActive(t *testing.T) {
+	t.Parallel()
 	revoked := t0
 	tests := []struct {
 		name string
@@ -446,6 +456,7 @@ func TestSessionActive(t *testing.T) {
 }
 
 func TestRoleInputValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string

@@ -66,6 +66,16 @@ func CheckAssignRole(p Principal, r Role) error {
 	return CheckGrant(p, "the role "+r.Name, r.Effective())
 }
 
+// CheckTakeRole refuses taking a system-admin role r from a user unless
+// the caller is a system administrator: UsersEdit must not be a way to
+// unmake an administrator.
+func CheckTakeRole(p Principal, r Role) error {
+	if r.IsSystemAdmin && !p.SystemAdmin {
+		return domain.Errorf(domain.EFORBIDDEN, "only a system administrator may give or take the role %s", r.Name)
+	}
+	return nil
+}
+
 // CheckTakeover refuses a caller acting for another user (setting their
 // password or email, changing them) whose roles grant more than the
 // caller holds: with the account's password or email (identity-provider

@@ -10,6 +10,7 @@ import (
 )
 
 func TestGrantRules(t *testing.T) {
+	t.Parallel()
 	admin := account.Principal{UserID: 1, SystemAdmin: true, Permissions: account.AllPermissionSet}
 	editor := account.Principal{UserID: 2, Permissions: account.NewPermissionSet(account.RolesEdit, account.UsersEdit, account.ContractView)}
 	sysRole := account.Role{Name: "Administrator", IsSystemAdmin: true}
@@ -35,6 +36,9 @@ func TestGrantRules(t *testing.T) {
 		{"assign default", account.CheckAssignRole(editor, defRole), domain.EFORBIDDEN},
 		{"assign admin", account.CheckAssignRole(editor, sysRole), domain.EFORBIDDEN},
 		{"admin assigns admin", account.CheckAssignRole(admin, sysRole), ""},
+		{"take admin", account.CheckTakeRole(editor, sysRole), domain.EFORBIDDEN},
+		{"take default", account.CheckTakeRole(editor, defRole), ""},
+		{"admin takes admin", account.CheckTakeRole(admin, sysRole), ""},
 		{"take over a stronger user", account.CheckTakeover(editor, 9, []account.Role{strong}), domain.EFORBIDDEN},
 		{"take over an administrator", account.CheckTakeover(editor, 9, []account.Role{sysRole}), domain.EFORBIDDEN},
 		{"change an ordinary user", account.CheckTakeover(editor, 9, []account.Role{defRole, weak}), ""},

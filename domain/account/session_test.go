@@ -10,6 +10,7 @@ import (
 )
 
 func TestConsoleActive(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	live := account.Session{Kind: account.SessionConsole, CreatedAt: t0, ExpiresAt: t0.Add(30 * 24 * time.Hour), LastSeen: t0}
 	revoked := live

@@ -41,6 +41,7 @@ func enabled(lastStep int64, recovery ...string) *account.TOTP {
 }
 
 func TestTOTPMatch(t *testing.T) {
+	t.Parallel()
 	cur := account.TOTPStep(tnow)
 	tests := []struct {
 		name     string
@@ -84,6 +85,7 @@ func TestTOTPMatch(t *testing.T) {
 }
 
 func TestTOTPUseSpendsOnce(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	cur := account.TOTPStep(tnow)
 	tp := enabled(0, "aaaaa11111", "bbbbb22222", "ccccc33333")
@@ -110,6 +112,7 @@ func TestTOTPUseSpendsOnce(t *testing.T) {
 }
 
 func TestTOTPConfirm(t *testing.T) {
+	t.Parallel()
 	cur := account.TOTPStep(tnow)
 	hashes := [][]byte{recHash("aaaaa11111")}
 	tests := []struct {
@@ -143,6 +146,7 @@ func TestTOTPConfirm(t *testing.T) {
 }
 
 func TestRecoveryCodes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	code := account.NewRecoveryCode(bytes.Repeat([]byte{0xff, 0x00, 0x1f, 0x10, 0x3a}, 2))
 	is.Equal(code, "z0zgtz0zgt") // 5 bits per character, Crockford alphabet
@@ -171,6 +175,7 @@ func TestRecoveryCodes(t *testing.T) {
 }
 
 func TestLoginWithTOTP(t *testing.T) {
+	t.Parallel()
 	cur := account.TOTPStep(tnow)
 	otp := account.OTPPolicy{TTL: 5 * time.Minute, MaxAttempts: 5}
 	lock := account.LockoutPolicy{Threshold: 3, Duration: 15 * time.Minute}
@@ -216,6 +221,7 @@ func TestLoginWithTOTP(t *testing.T) {
 }
 
 func TestDisable(t *testing.T) {
+	t.Parallel()
 	cur := account.TOTPStep(tnow)
 	lock := account.LockoutPolicy{Threshold: 2, Duration: time.Minute}
 	tests := []struct {

@@ -35,6 +35,7 @@ func valid() Contract {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(c *Contract)
@@ -83,6 +84,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateSeveralFields(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := Contract{Status: Draft, Type: Other, Currency: "zz", Amount: ptr(decimal.FromInt(-1))}
 	var e *domain.Error
@@ -91,6 +93,7 @@ func TestValidateSeveralFields(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	amount := decimal.MustParse("12.345")
 	c := Contract{Name: "  Lease \n", Currency: " aud ", Amount: &amount}
@@ -112,6 +115,7 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestIsCurrencyCode(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	n := len(strings.Fields(currencyCodes))
 	is.Equal(len(currencyCodes), 4*n-1) // codes are three letters apart from single spaces
@@ -124,6 +128,7 @@ func TestIsCurrencyCode(t *testing.T) {
 }
 
 func TestChangeStatus(t *testing.T) {
+	t.Parallel()
 	t.Run("provider signs", func(t *testing.T) {
 		is := is.New(t)
 		c := Contract{Status: WaitingForClientSignature, DigitalContractID: "tpl"}
@@ -167,6 +172,7 @@ func TestChangeStatus(t *testing.T) {
 }
 
 func TestSubmitForSigning(t *testing.T) {
+	t.Parallel()
 	t.Run("from draft", func(t *testing.T) {
 		is := is.New(t)
 		c := Contract{Status: Draft}
@@ -207,6 +213,7 @@ func TestSubmitForSigning(t *testing.T) {
 }
 
 func TestShouldExpire(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name   string

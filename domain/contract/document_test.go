@@ -31,6 +31,7 @@ func zipOf(t testing.TB, names ...string) []byte {
 func sniff(b []byte) (string, error) { return SniffDocument(bytes.NewReader(b), int64(len(b))) }
 
 func TestSniffDocument(t *testing.T) {
+	t.Parallel()
 	docx := zipOf(t, "[Content_Types].xml", "_rels/.rels", "word/document.xml", "word/styles.xml")
 	withComment := func() []byte {
 		var buf bytes.Buffer
@@ -76,6 +77,7 @@ func TestSniffDocument(t *testing.T) {
 }
 
 func TestSniffZip64(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	// A zip64 directory written by hand: local header, central entry,
 	// zip64 end record, locator, and an end record pointing at them.
@@ -138,6 +140,7 @@ func FuzzSniffDocument(f *testing.F) {
 }
 
 func TestCleanFileName(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 300) + ".docx"
 	tests := []struct{ in, ct, want string }{
 		{"contract.pdf", ContentTypePDF, "contract.pdf"},

@@ -11,6 +11,7 @@ import (
 )
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
@@ -68,6 +69,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestApplyNormalizes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	c := valid()
 	_, err := c.Apply(Edit{Name: ptr("  Lease  "), Currency: ptr(" nzd"), Amount: Some(decimal.MustParse("0.105"))})
@@ -78,6 +80,7 @@ func TestApplyNormalizes(t *testing.T) {
 }
 
 func TestEditAudit(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	res := EditResult{Fields: []string{"contractName", "amount"}, Status: StatusChange{From: Draft, To: Signed, Actor: ActorUser, Changed: true}}
@@ -94,6 +97,7 @@ func TestEditAudit(t *testing.T) {
 }
 
 func TestDiffComparesValues(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	a, b := valid(), valid()
 	b.Amount = ptr(decimal.MustParse("150000.000"))

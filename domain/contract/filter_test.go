@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseSortField(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want SortField
@@ -49,6 +50,7 @@ func TestParseSortField(t *testing.T) {
 }
 
 func TestParseRelatedEntity(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	for in, want := range map[string]RelatedEntity{"Matter": RelatedMatter, "client": RelatedClient, "PROJECT": RelatedProject, "2": RelatedClient} {
 		got, err := ParseRelatedEntity(in)
@@ -60,6 +62,7 @@ func TestParseRelatedEntity(t *testing.T) {
 }
 
 func TestFilterValidate(t *testing.T) {
+	t.Parallel()
 	d1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d2 := d1.AddDate(0, 1, 0)
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestDocumentRemovable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		kind string
 		ok   bool

@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatusNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var names []string
 	for i, s := range AllStatuses() {
@@ -23,6 +24,7 @@ func TestStatusNames(t *testing.T) {
 }
 
 func TestParseStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Status
@@ -53,6 +55,7 @@ func TestParseStatus(t *testing.T) {
 }
 
 func TestParseStatusRejects(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"", "0", "9", "-3", "+3", "03x", "Unknown", "Draft!", "Draf", "3.0", "Drafts"} {
 		t.Run(in, func(t *testing.T) {
 			is := is.New(t)
@@ -67,6 +70,7 @@ func TestParseStatusRejects(t *testing.T) {
 }
 
 func TestParseType(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want Type
@@ -95,6 +99,7 @@ func TestParseType(t *testing.T) {
 }
 
 func TestParseTypeRejects(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"", "0", "7", "Licence", "NDA"} {
 		t.Run(in, func(t *testing.T) {
 			is := is.New(t)
@@ -109,6 +114,7 @@ func TestParseTypeRejects(t *testing.T) {
 }
 
 func TestTypeNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var names []string
 	for i, ty := range AllTypes() {
@@ -120,6 +126,7 @@ func TestTypeNames(t *testing.T) {
 }
 
 func TestActorNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	is.Equal(ActorUser.String(), "user")                        // rendered by the caller as the user's name
 	is.Equal(ActorSigningProvider.String(), "signing provider") // audit name

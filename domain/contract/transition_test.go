@@ -78,6 +78,7 @@ func expectedAllowed(t *testing.T) map[key]bool {
 }
 
 func TestCheckTransitionEveryCombination(t *testing.T) {
+	t.Parallel()
 	want := expectedAllowed(t)
 	n := 0
 	for from := Status(1); from <= 8; from++ {
@@ -111,6 +112,7 @@ func TestCheckTransitionEveryCombination(t *testing.T) {
 }
 
 func TestRefusalMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		from, to Status
 		actor    Actor
@@ -140,6 +142,7 @@ func TestRefusalMessages(t *testing.T) {
 }
 
 func TestCheckTransitionInvalidInput(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		from, to Status
@@ -160,6 +163,7 @@ func TestCheckTransitionInvalidInput(t *testing.T) {
 }
 
 func TestNextStatuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		from    Status
 		actor   Actor
@@ -184,6 +188,7 @@ func TestNextStatuses(t *testing.T) {
 }
 
 func TestCheckSubmitForSigning(t *testing.T) {
+	t.Parallel()
 	for _, s := range AllStatuses() {
 		t.Run(s.String(), func(t *testing.T) {
 			is := is.New(t)
@@ -199,6 +204,7 @@ func TestCheckSubmitForSigning(t *testing.T) {
 }
 
 func TestCheckDelete(t *testing.T) {
+	t.Parallel()
 	for _, s := range AllStatuses() {
 		t.Run(s.String(), func(t *testing.T) {
 			is := is.New(t)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in     string
 		str    string // String()
@@ -53,6 +54,7 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	tests := []string{
 		"", "-", "+1", ".5", "1.", "01", "-01", "00", "1e", "1e+", "1.e3", "NaN", "nan", "Inf", "-Inf", "Infinity",
 		"0x10", " 1", "1 ", "1,5", "1_000", "--1", "1e1.5", "١", "12abc",
@@ -77,6 +79,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func TestPointOneAndPointTwo(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	sum := MustParse("0.1").Add(MustParse("0.2"))
 	is.True(sum.Equal(MustParse("0.3")))    // 0.1 + 0.2 == 0.3
@@ -86,6 +89,7 @@ func TestPointOneAndPointTwo(t *testing.T) {
 }
 
 func TestZeroValue(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var z Decimal
 	is.True(z.IsZero())                          // zero value is 0
@@ -101,6 +105,7 @@ func TestZeroValue(t *testing.T) {
 }
 
 func TestRound(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in     string
 		places int32
@@ -139,6 +144,7 @@ func TestRound(t *testing.T) {
 }
 
 func TestArithmetic(t *testing.T) {
+	t.Parallel()
 	d := MustParse
 	tests := []struct {
 		name string
@@ -175,6 +181,7 @@ func TestArithmetic(t *testing.T) {
 }
 
 func TestCmp(t *testing.T) {
+	t.Parallel()
 	d := MustParse
 	tests := []struct {
 		a, b string
@@ -196,6 +203,7 @@ func TestCmp(t *testing.T) {
 }
 
 func TestScaled(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in     string
 		places int32
@@ -233,6 +241,7 @@ func TestScaled(t *testing.T) {
 }
 
 func TestQuoRoundByZeroPanics(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	defer func() {
 		is.True(recover() != nil) // division by zero panics
@@ -241,6 +250,7 @@ func TestQuoRoundByZeroPanics(t *testing.T) {
 }
 
 func TestMustParsePanics(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	defer func() {
 		is.True(recover() != nil) // bad literal panics

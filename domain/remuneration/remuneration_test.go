@@ -33,6 +33,7 @@ func fieldErrors(t *testing.T, err error) map[string][]string {
 }
 
 func TestCompute(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fte, inc                            string
 		cost, kpi, kpiBillable, kpiInvoiced string
@@ -63,6 +64,7 @@ func TestCompute(t *testing.T) {
 }
 
 func TestComputeKeepsInputsAndFillsPQY(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	in := Remuneration{ID: 7, StaffID: 3, FTELoad: dec("1"), RemunerationIncSuper: dec("150000.00"),
 		BillingRate: dec("400"), BillablePercentage: dec("80"), RemunerationDate: day("2021-01-01"), CommencementDate: day("2020-01-01")}
@@ -75,12 +77,14 @@ func TestComputeKeepsInputsAndFillsPQY(t *testing.T) {
 }
 
 func TestComputeZeroFTE(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	r := Compute(Remuneration{RemunerationIncSuper: dec("1000")}, nil, nil)
 	is.True(r.CostPerHour.IsZero()) // no division by zero
 }
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	r := Remuneration{FTELoad: dec("0.33335"), RemunerationIncSuper: dec("1000.005"), BillingRate: dec("-0.005"), BillablePercentage: dec("99.999")}
 	r.Normalize()
@@ -103,6 +107,7 @@ func validRemuneration() Remuneration {
 }
 
 func TestValidateRemuneration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(r *Remuneration)
@@ -150,6 +155,7 @@ func TestValidateRemuneration(t *testing.T) {
 }
 
 func TestValidateEmptyRemuneration(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	var r Remuneration
 	f := fieldErrors(t, r.Validate())
@@ -160,6 +166,7 @@ func TestValidateEmptyRemuneration(t *testing.T) {
 }
 
 func TestPQY(t *testing.T) {
+	t.Parallel()
 	admitted := day("2020-01-01")
 	tests := []struct {
 		name        string
@@ -238,6 +245,7 @@ func TestPQY(t *testing.T) {
 }
 
 func TestPQEAdjustment(t *testing.T) {
+	t.Parallel()
 	valid := PQEAdjustment{StaffID: 3, Name: "Parental leave", StartDate: day("2020-02-01"), EndDate: day("2020-02-29")}
 	tests := []struct {
 		name   string
@@ -268,6 +276,7 @@ func TestPQEAdjustment(t *testing.T) {
 }
 
 func TestPQEAdjustmentPeriods(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	a := PQEAdjustment{Name: "  Career break ", StartDate: day("2020-02-01"), EndDate: day("2020-02-29")}
 	a.Normalize()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestEvidenceWords(t *testing.T) {
+	t.Parallel()
 	sent := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 	signed := sent.Add(90 * time.Minute)
 	declined := sent.Add(time.Hour)
@@ -53,6 +54,7 @@ func TestEvidenceWords(t *testing.T) {
 }
 
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in    string
 		width int

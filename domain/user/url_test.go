@@ -11,6 +11,7 @@ import (
 )
 
 func TestValidURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in string
 		ok bool

@@ -49,6 +49,7 @@ func valid() User {
 }
 
 func TestValidateUser(t *testing.T) {
+	t.Parallel()
 	long := func(n int) string { return strings.Repeat("é", n) }
 	tests := []struct {
 		name   string
@@ -90,6 +91,7 @@ func TestValidateUser(t *testing.T) {
 }
 
 func TestApply(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	u := New()
 	is.True(u.Active && u.IsStaff && !u.IsLegal) // defaults of a new user
@@ -119,6 +121,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestValidateRoleIDs(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	is.NoErr(ValidateRoleIDs(nil))                                        // absent
 	is.NoErr(ValidateRoleIDs(&[]int64{}))                                 // none
@@ -128,6 +131,7 @@ func TestValidateRoleIDs(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ first, last, email, full, key string }{
 		{"Jane", "Doe", "jane@x.io", "Jane Doe", "jane doe\njane@x.io"},
 		{"Admin", "", "ADMIN@x.io", "Admin", "admin\nadmin@x.io"},
@@ -144,6 +148,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestValidateOffice(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		p     OfficePatch
@@ -177,6 +182,7 @@ func TestValidateOffice(t *testing.T) {
 }
 
 func TestFilter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		f     Filter
@@ -212,6 +218,7 @@ func TestFilter(t *testing.T) {
 }
 
 func TestReviewerIDs(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ids, err := ReviewerIDs([]int64{5, 2, 5})
 	is.NoErr(err)                // valid
@@ -225,6 +232,7 @@ func TestReviewerIDs(t *testing.T) {
 }
 
 func TestProfilePQY(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	p := Profile{User: User{AdmissionDate: ptr(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))}}
 	now := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -445,6 +445,12 @@ func MinimalPDF(pages int) []byte {
 			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 		)
 	}
+	return PDFOf(objs)
+}
+
+// PDFOf writes a PDF 1.4 file of the objects objs (numbered from 1; the
+// first is the catalog) with a cross-reference table of exact offsets.
+func PDFOf(objs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	offsets := make([]int, len(objs))

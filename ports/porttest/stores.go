@@ -45,7 +45,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite},
 	}
@@ -223,6 +223,7 @@ func AccountsSuite(t *testing.T, s Stores) {
 func RolesSuite(t *testing.T, s Stores) {
 	ctx := context.Background()
 	is := is.New(t)
+	keep := account.KeepAnAdmin(account.LastAdminRole)
 	adminID := bootstrap(t, s)
 	roles, err := s.Roles.Roles(ctx)
 	is.NoErr(err)
@@ -235,18 +236,18 @@ func RolesSuite(t *testing.T, s Stores) {
 	is.Equal(r.Name, "auditors")
 	_, err = s.Roles.CreateRole(ctx, account.RoleInput{Name: "AUDITORS"})
 	is.Equal(code(err), domain.ECONFLICT) // names compare without case
-	r, err = s.Roles.SetRolePermissions(ctx, r.ID, account.NewPermissionSet(account.ContractView, account.ContractEdit))
+	r, err = s.Roles.SetRolePermissions(ctx, r.ID, perms(account.NewPermissionSet(account.ContractView, account.ContractEdit)))
 	is.NoErr(err)
 	is.Equal(r.Permissions, account.NewPermissionSet(account.ContractView, account.ContractEdit))
-	_, err = s.Roles.SetRolePermissions(ctx, 999, 0)
+	_, err = s.Roles.SetRolePermissions(ctx, 999, perms(0))
 	is.Equal(code(err), domain.ENOTFOUND)
-	r, err = s.Roles.UpdateRole(ctx, r.ID, account.RoleInput{Name: "Auditors", IsDefaultRole: true})
+	r, err = s.Roles.UpdateRole(ctx, r.ID, roleInput(account.RoleInput{Name: "Auditors", IsDefaultRole: true}), keep)
 	is.NoErr(err)
 	is.True(r.IsDefaultRole)
 	is.Equal(r.Permissions.List(), account.NewPermissionSet(account.ContractView, account.ContractEdit).List()) // kept
-	_, err = s.Roles.UpdateRole(ctx, 999, account.RoleInput{Name: "x"})
+	_, err = s.Roles.UpdateRole(ctx, 999, roleInput(account.RoleInput{Name: "x"}), keep)
 	is.Equal(code(err), domain.ENOTFOUND)
-	_, err = s.Roles.UpdateRole(ctx, r.ID, account.RoleInput{Name: "staff"})
+	_, err = s.Roles.UpdateRole(ctx, r.ID, roleInput(account.RoleInput{Name: "staff"}), keep)
 	is.Equal(code(err), domain.ECONFLICT)
 	roles, _ = s.Roles.Roles(ctx)
 	is.Equal([]string{roles[0].Name, roles[1].Name, roles[2].Name}, []string{account.AdministratorRole, "Auditors", account.StaffRole})
@@ -256,24 +257,24 @@ func RolesSuite(t *testing.T, s Stores) {
 	held, err := s.Roles.UserRoles(ctx, uid)
 	is.NoErr(err)
 	is.Equal(len(held), 2) // both default roles
-	is.NoErr(s.Roles.AddUserRole(ctx, uid, roles[0].ID))
-	is.NoErr(s.Roles.AddUserRole(ctx, uid, roles[0].ID)) // held: no error
-	is.Equal(code(s.Roles.AddUserRole(ctx, uid, 999)), domain.ENOTFOUND)
-	is.Equal(code(s.Roles.AddUserRole(ctx, 999, roles[0].ID)), domain.ENOTFOUND)
+	is.NoErr(s.Roles.AddUserRole(ctx, uid, roles[0].ID, nil))
+	is.NoErr(s.Roles.AddUserRole(ctx, uid, roles[0].ID, nil)) // held: no error
+	is.Equal(code(s.Roles.AddUserRole(ctx, uid, 999, nil)), domain.ENOTFOUND)
+	is.Equal(code(s.Roles.AddUserRole(ctx, 999, roles[0].ID, nil)), domain.ENOTFOUND)
 	perms, admin, err := s.Accounts.UserAccess(ctx, uid)
 	is.NoErr(err)
 	is.True(admin && perms == account.AllPermissionSet)
-	is.NoErr(s.Roles.RemoveUserRole(ctx, uid, roles[0].ID))
+	is.NoErr(s.Roles.RemoveUserRole(ctx, uid, roles[0].ID, nil, keep))
 	_, err = s.Roles.UserRoles(ctx, 999)
 	is.Equal(code(err), domain.ENOTFOUND)
 
 	// The last system administrator keeps the role.
-	is.Equal(code(s.Roles.RemoveUserRole(ctx, adminID, roles[0].ID)), domain.ECONFLICT)
-	_, err = s.Roles.UpdateRole(ctx, roles[0].ID, account.RoleInput{Name: account.AdministratorRole})
+	is.Equal(code(s.Roles.RemoveUserRole(ctx, adminID, roles[0].ID, nil, keep)), domain.ECONFLICT)
+	_, err = s.Roles.UpdateRole(ctx, roles[0].ID, roleInput(account.RoleInput{Name: account.AdministratorRole}), keep)
 	is.Equal(code(err), domain.ECONFLICT)
-	is.Equal(code(s.Roles.DeleteRole(ctx, roles[0].ID)), domain.ECONFLICT)
-	is.NoErr(s.Roles.DeleteRole(ctx, r.ID))
-	is.Equal(code(s.Roles.DeleteRole(ctx, r.ID)), domain.ENOTFOUND)
+	is.Equal(code(s.Roles.DeleteRole(ctx, roles[0].ID, nil, keep)), domain.ECONFLICT)
+	is.NoErr(s.Roles.DeleteRole(ctx, r.ID, nil, keep))
+	is.Equal(code(s.Roles.DeleteRole(ctx, r.ID, nil, keep)), domain.ENOTFOUND)
 	held, _ = s.Roles.UserRoles(ctx, uid)
 	is.Equal(len(held), 1) // the deleted role's holders lost it
 }
@@ -374,24 +375,24 @@ func UsersSuite(t *testing.T, s Stores) {
 	}
 
 	// Update: email conflict, roles replaced, last admin kept.
-	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Email = "elodie@example.com"; return nil })
+	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Email = "elodie@example.com"; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT)
-	p, err = s.Users.UpdateUser(ctx, ids[0], &[]int64{1}, func(u *user.User) error { u.FirstName = "Bobby"; return nil })
+	p, err = s.Users.UpdateUser(ctx, ids[0], &[]int64{1}, func(u *user.User) error { u.FirstName = "Bobby"; return nil }, keepUser)
 	is.NoErr(err)
 	is.Equal(p.FirstName, "Bobby")
 	is.Equal(len(p.Roles), 1)
 	got, _ := list(user.Filter{Search: "bobby", Limit: 10})
 	is.Equal(got, []string{"Bobby"}) // search follows the name
-	_, err = s.Users.UpdateUser(ctx, adminID, &[]int64{}, func(*user.User) error { return nil })
+	_, err = s.Users.UpdateUser(ctx, adminID, &[]int64{}, func(*user.User) error { return nil }, keepUser)
 	is.NoErr(err) // Bobby is an administrator now
-	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Active = false; return nil })
+	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT) // the last active one
 	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "s1", UserID: ids[1], Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("r")))
-	is.NoErr(s.Users.DeleteUser(ctx, ids[1], T0))
+	is.NoErr(s.Users.DeleteUser(ctx, ids[1], T0, keepUser))
 	ss, _ := s.Accounts.Session(ctx, "s1")
 	is.True(ss.RevokedAt != nil) // deleting revokes
-	is.Equal(code(s.Users.DeleteUser(ctx, ids[1], T0)), domain.ENOTFOUND)
-	is.Equal(code(s.Users.DeleteUser(ctx, ids[0], T0)), domain.ECONFLICT)
+	is.Equal(code(s.Users.DeleteUser(ctx, ids[1], T0, keepUser)), domain.ENOTFOUND)
+	is.Equal(code(s.Users.DeleteUser(ctx, ids[0], T0, keepUser)), domain.ECONFLICT)
 	_, err = s.Users.User(ctx, ids[1])
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, n := list(user.Filter{Limit: 10})
@@ -444,7 +445,7 @@ func IdentitiesSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ENOTFOUND) // nothing created
 	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub4", "", T0)), domain.ECONFLICT)
 	// A link to a deleted user is replaced.
-	is.NoErr(s.Users.DeleteUser(ctx, id, T0))
+	is.NoErr(s.Users.DeleteUser(ctx, id, T0, keepUser))
 	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
 	is.True(u.Deleted)
 	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss2", "sub4", "", T0))

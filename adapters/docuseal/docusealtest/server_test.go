@@ -119,6 +119,7 @@ func templateBody(roles ...string) string {
 func id(v any) string { return fmt.Sprint(int64(v.(map[string]any)["id"].(float64))) }
 
 func TestShapesMatchRecordedBodies(t *testing.T) {
+	t.Parallel()
 	srv := NewServer(t)
 	c := client{t, srv}
 	check := func(t *testing.T, name string, got any) {
@@ -202,6 +203,7 @@ func TestShapesMatchRecordedBodies(t *testing.T) {
 }
 
 func TestDocuSealBehaviour(t *testing.T) {
+	t.Parallel()
 	t.Run("API key", func(t *testing.T) {
 		is := is.New(t)
 		srv := NewServer(t, WithAPIKey("right"))
@@ -303,6 +305,7 @@ func TestDocuSealBehaviour(t *testing.T) {
 }
 
 func TestSign(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	// HMAC-SHA256("whsec_test", "1700000000.{}") computed independently (Python
 	// hmac), as DocuSeal's

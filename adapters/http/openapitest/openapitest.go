@@ -19,6 +19,7 @@ package openapitest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,6 +104,29 @@ func Load(raw []byte) (*Validator, error) {
 		}
 	}
 	return v, nil
+}
+
+// loaded holds one Validator per distinct document (by SHA-256) for
+// loadShared.
+var loaded sync.Map
+
+// loadShared is Load once per distinct document in the process: parsing
+// and validating the document takes about a second under -race, and every
+// test of the app serves the same one. The Validator returned has its own
+// counters and shares the document, router and names, which checking only
+// reads.
+func loadShared(raw []byte) (*Validator, error) {
+	key := sha256.Sum256(raw)
+	base, ok := loaded.Load(key)
+	if !ok {
+		v, err := Load(raw)
+		if err != nil {
+			return nil, err
+		}
+		base, _ = loaded.LoadOrStore(key, v)
+	}
+	b := base.(*Validator)
+	return &Validator{doc: b.doc, router: b.router, names: b.names, notAPI: b.notAPI}, nil
 }
 
 // collect notes every property name under s, for canonical.
@@ -257,7 +281,7 @@ func Handler(t testing.TB, h http.Handler) http.Handler {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("openapitest: GET /openapi.json: %d", rec.Code)
 	}
-	v, err := Load(rec.Body.Bytes())
+	v, err := loadShared(rec.Body.Bytes())
 	if err != nil {
 		t.Fatalf("openapitest: %v", err)
 	}
@@ -368,7 +392,7 @@ func (tr *transport) validator(req *http.Request) (*Validator, error) {
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /openapi.json: %d", res.StatusCode)
 	}
-	v, err := Load(raw)
+	v, err := loadShared(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ const doc = `{
 
 // TestCheck shows what the validator lets through and what it refuses.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	v, err := Load([]byte(doc))
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func verifier(t *testing.T, p *oidctest.Provider, secret string) *oidc.Provider 
 }
 
 func TestTokensVerify(t *testing.T) {
+	t.Parallel()
 	p := oidctest.New(t)
 	for _, alg := range []string{"RS384", "RS512", "PS256", "ES384", "EdDSA"} {
 		p.Rotate(alg)
@@ -63,6 +64,7 @@ func TestTokensVerify(t *testing.T) {
 }
 
 func TestForgeriesAreRefused(t *testing.T) {
+	t.Parallel()
 	p := oidctest.New(t)
 	v := verifier(t, p, "")
 	claims := p.Claims(now, "subject-1", "ada@example.com")
@@ -90,6 +92,7 @@ func TestForgeriesAreRefused(t *testing.T) {
 }
 
 func TestRotateAndPublish(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	p := oidctest.New(t)
 	old := p.Key("RS256")
@@ -109,6 +112,7 @@ func TestRotateAndPublish(t *testing.T) {
 }
 
 func TestCodeRedemption(t *testing.T) {
+	t.Parallel()
 	p := oidctest.New(t)
 	v := verifier(t, p, oidctest.ClientSecret)
 	claims := p.Claims(now, "subject-1", "ada@example.com")
@@ -150,6 +154,7 @@ func TestCodeRedemption(t *testing.T) {
 }
 
 func TestDownAndUp(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	p := oidctest.New(t)
 	v := verifier(t, p, "")
