@@ -181,8 +181,8 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 			return err
 		}
 	}
-	if to.sqlite != nil { // the search's word list is the store's to fill
-		if err := to.sqlite.FillContractTerms(ctx); err != nil {
+	if to.sqlite != nil { // statistics of the data as copied, for the planner
+		if err := to.sqlite.Analyze(ctx); err != nil {
 			return err
 		}
 	}
