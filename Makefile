@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/counsel
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run test build bench bench-contracts fuzz fmt vet clean
+.PHONY: run test build bench bench-contracts bench-quiet fuzz fmt vet clean
 
 ## run: build and start the service on ./counsel.db, or on COUNSEL_DB=postgres://... (first start creates admin@localhost)
 run: build
@@ -22,7 +22,7 @@ TEST_PARALLEL ?= 4
 test:
 	$(GO) vet ./...
 	@pg=$$(mktemp); \
-	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./app >$$pg 2>&1 & pid=$$!; \
+	COUNSEL_TEST_ENGINE=postgres $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./app ./adapters/console >$$pg 2>&1 & pid=$$!; \
 	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; all=$$?; \
 	wait $$pid; app=$$?; \
 	echo "--- the HTTP suite on PostgreSQL:"; cat $$pg; rm -f $$pg; \
@@ -35,6 +35,10 @@ bench:
 ## bench-contracts: the issue-17 list shapes over 100,000 contracts of each generated data shape (slow: seeds 200,000)
 bench-contracts:
 	$(GO) test -run '^$$' -bench ContractShapes -benchtime 100x -timeout 40m ./app
+
+## bench-quiet: every figure of the README's performance tables, old (5e4fffb or OLD=rev) against this tree (8-12 min)
+bench-quiet:
+	sh tools/bench/quiet.sh $(OLD)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -16,8 +16,9 @@ import (
 	"counsel/ports"
 )
 
-// copyBatch is the number of rows written per transaction by Copy.
-const copyBatch = 5000
+// copyBatch is the number of rows Copy reads and writes at a time: a
+// COPY into PostgreSQL, a transaction on SQLite.
+const copyBatch = 20000
 
 // Column kinds: how a value is stored on each engine. The values travel
 // in SQLite's storage form (times as Unix milliseconds, booleans as 0/1,
@@ -175,8 +176,13 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	if err := setSequences(ctx, to, marks); err != nil {
 		return fmt.Errorf("id sequences: %w", err)
 	}
-	if to.sqlite != nil { // the search's word list is the store's to fill
-		if err := to.sqlite.FillContractTerms(ctx); err != nil {
+	if to.pg != nil { // once, for the planner, after every table is in
+		if err := to.pg.Analyze(ctx); err != nil {
+			return err
+		}
+	}
+	if to.sqlite != nil { // statistics of the data as copied, for the planner
+		if err := to.sqlite.Analyze(ctx); err != nil {
 			return err
 		}
 	}
@@ -341,73 +347,103 @@ func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any
 
 // importRows writes a batch into dst.
 func importRows(ctx context.Context, dst *Stores, table string, cs []copyCol, batch [][]any) error {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.name
-	}
+	names, batch := engineRows(dst, table, cs, batch)
 	if dst.Engine == "postgres" {
-		if table == "contracts" { // the searched text PostgreSQL keeps
-			names = append(names, "search_text")
-			for i, r := range batch {
-				batch[i] = append(r, strings.ToLower(asString(r[2])+"\n"+asString(r[3])+"\n"+asString(r[11])))
-			}
-		}
 		return dst.pg.Import(ctx, table, names, batch)
-	}
-	if table == "contracts" { // SQLite's plain is_digital column
-		names = append(names, "is_digital")
-		for i, r := range batch {
-			digital := int64(0)
-			if asString(r[15]) != "" {
-				digital = 1
-			}
-			batch[i] = append(r, digital)
-		}
 	}
 	return dst.sqlite.Import(ctx, table, names, batch)
 }
 
+// engineRows adds to a batch of table the columns dst keeps beside the
+// canonical ones, and returns the column names.
+func engineRows(dst *Stores, table string, cs []copyCol, batch [][]any) ([]string, [][]any) {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.name
+	}
+	if table != "contracts" {
+		return names, batch
+	}
+	if dst.Engine == "postgres" { // the searched text PostgreSQL keeps
+		for i, r := range batch {
+			batch[i] = append(r, strings.ToLower(asString(r[2])+"\n"+asString(r[3])+"\n"+asString(r[11])))
+		}
+		return append(names, "search_text"), batch
+	}
+	for i, r := range batch { // SQLite's plain is_digital column
+		digital := int64(0)
+		if asString(r[15]) != "" {
+			digital = 1
+		}
+		batch[i] = append(r, digital)
+	}
+	return append(names, "is_digital"), batch
+}
+
+// copyTableRows copies table t in batches. Into PostgreSQL the whole
+// table is one bulk load (postgres.DB.Load: indexes built once at the
+// end, triggers' work done set-based); into SQLite each batch is a
+// transaction.
 func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress io.Writer) (int64, error) {
 	var total int64
 	if err := from.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&total); err != nil {
 		return 0, err
 	}
+	if total == 0 {
+		return 0, nil
+	}
 	order := ""
 	if t.cols[0].name == "id" {
 		order = " ORDER BY id"
 	}
-	var n int64
-	batch := make([][]any, 0, copyBatch)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := importRows(ctx, to, t.name, t.cols, batch); err != nil {
-			return err
-		}
-		n += int64(len(batch))
-		batch = batch[:0]
-		fmt.Fprintf(progress, "%s: %d/%d\n", t.name, n, total)
-		return nil
-	}
-	err := rowsOf(ctx, from, `SELECT `+selectList(from, t.cols)+` FROM `+t.name+order, len(t.cols), func(vals []any) error {
-		row := make([]any, len(vals))
-		for i, v := range vals {
-			var err error
-			if row[i], err = toEngine(to, t.cols[i], v); err != nil {
+	start := time.Now()
+	stream := func(write func([][]any) error) (int64, error) {
+		var n int64
+		batch := make([][]any, 0, copyBatch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if err := write(batch); err != nil {
 				return err
 			}
+			n += int64(len(batch))
+			batch = make([][]any, 0, copyBatch)
+			fmt.Fprintf(progress, "%s: %d/%d (%s)\n", t.name, n, total, time.Since(start).Round(time.Millisecond))
+			return nil
 		}
-		batch = append(batch, row)
-		if len(batch) == copyBatch {
-			return flush()
+		err := rowsOf(ctx, from, `SELECT `+selectList(from, t.cols)+` FROM `+t.name+order, len(t.cols), func(vals []any) error {
+			row := make([]any, len(vals), len(vals)+1)
+			for i, v := range vals {
+				var err error
+				if row[i], err = toEngine(to, t.cols[i], v); err != nil {
+					return err
+				}
+			}
+			batch = append(batch, row)
+			if len(batch) == copyBatch {
+				return flush()
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
 		}
-		return nil
-	})
-	if err != nil {
-		return n, err
+		return n, flush()
 	}
-	return n, flush()
+	if to.pg == nil {
+		return stream(func(batch [][]any) error { return importRows(ctx, to, t.name, t.cols, batch) })
+	}
+	var n int64
+	err := to.pg.Load(ctx, t.name, func(write func([]string, [][]any) error) error {
+		var err error
+		n, err = stream(func(batch [][]any) error { return write(engineRows(to, t.name, t.cols, batch)) })
+		return err
+	})
+	if err == nil && n > 0 {
+		fmt.Fprintf(progress, "%s: indexed (%s)\n", t.name, time.Since(start).Round(time.Millisecond))
+	}
+	return n, err
 }
 
 // copyDocuments copies each document's bytes into the target's store

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"counsel/adapters/sqlite"
 	"counsel/app/apptest"
 	"counsel/domain/user"
 )
@@ -28,7 +27,7 @@ func seedUsers(tb testing.TB, s *apptest.Server, n int) {
 		u.Active, u.IsLegal = i%10 != 0, i%3 == 0
 		us[i] = u
 	}
-	if _, err := sqlite.NewUserStore(s.App.DB()).CreateUsers(context.Background(), us); err != nil {
+	if _, err := s.App.Stores().Users.CreateUsers(context.Background(), us); err != nil {
 		tb.Fatalf("seed: %v", err)
 	}
 }

@@ -130,21 +130,20 @@ func userWith(t *testing.T, s *apptest.Server, perms ...account.Permission) (int
 // would write it).
 func contains(body, s string) bool { return strings.Contains(body, html.EscapeString(s)) }
 
-// sessionRow reads the console session rows of the database file.
+// sessionRows reads the console session rows of the database (either
+// engine).
 func sessionRows(t *testing.T, s *apptest.Server) (n int, hashes [][]byte) {
 	t.Helper()
-	rows, err := s.App.DB().Read().QueryContext(context.Background(), `SELECT token_hash FROM sessions WHERE kind = 'console'`)
-	if err != nil {
+	ctx := context.Background()
+	if err := s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM sessions WHERE kind = 'console'`).Scan(&n); err != nil {
 		t.Fatalf("query sessions: %v", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
+	for i := range n {
 		var h []byte
-		if err := rows.Scan(&h); err != nil {
+		if err := s.App.Stores().QueryRow(ctx, `SELECT token_hash FROM sessions WHERE kind = 'console' ORDER BY id LIMIT 1 OFFSET ?`, i).Scan(&h); err != nil {
 			t.Fatal(err)
 		}
 		hashes = append(hashes, h)
-		n++
 	}
 	return n, hashes
 }

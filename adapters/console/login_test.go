@@ -1,8 +1,8 @@
 package console_test
 
 import (
+	"context"
 	"crypto/sha256"
-	"database/sql"
 	"net/http"
 	"net/url"
 	"strings"
@@ -107,7 +107,7 @@ func TestSignInAndOut(t *testing.T) {
 	r = b.get("/console")
 	is.Equal(r.Status, http.StatusSeeOther) // the session is revoked
 	var revoked int
-	is.NoErr(s.App.DB().Read().QueryRow(`SELECT count(*) FROM sessions WHERE kind = 'console' AND revoked_at IS NOT NULL`).Scan(&revoked))
+	is.NoErr(s.App.Stores().QueryRow(context.Background(), `SELECT count(*) FROM sessions WHERE kind = 'console' AND revoked_at IS NOT NULL`).Scan(&revoked))
 	is.Equal(revoked, 1)
 }
 
@@ -294,11 +294,7 @@ func TestInternalErrorPage(t *testing.T) {
 	s := newServer(t)
 	b := newBrowser(t, s)
 	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
-	db, err := sql.Open("sqlite", s.App.DB().Path())
-	is.NoErr(err)
-	defer db.Close()
-	_, err = db.Exec(`ALTER TABLE offices RENAME TO offices_gone`) // every users query now fails
-	is.NoErr(err)
+	s.Exec(t, `ALTER TABLE offices RENAME TO offices_gone`) // every users query now fails
 	r := b.get("/console/users")
 	is.Equal(r.Status, http.StatusInternalServerError)
 	id := r.Header.Get("X-Request-Id")

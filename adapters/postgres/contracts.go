@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
 
 	"counsel/domain"
 	"counsel/domain/contract"
@@ -321,18 +324,10 @@ func whereContracts(f contract.Filter) (string, []any) {
 		add(`c.search_text LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(s))+"%")
 	}
 	if len(f.Statuses) > 0 {
-		st := make([]int16, len(f.Statuses))
-		for i, v := range f.Statuses {
-			st[i] = int16(v)
-		}
-		add(`c.status = ANY (?)`, st)
+		add(anyOf("c.status", smallints(f.Statuses)))
 	}
 	if len(f.Types) > 0 {
-		ty := make([]int16, len(f.Types))
-		for i, v := range f.Types {
-			ty[i] = int16(v)
-		}
-		add(`c.contract_type = ANY (?)`, ty)
+		add(anyOf("c.contract_type", smallints(f.Types)))
 	}
 	if f.IsSigned != nil {
 		add(`c.is_signed = ?`, *f.IsSigned)
@@ -374,6 +369,25 @@ func whereContracts(f contract.Filter) (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
+// smallints converts statuses or types to the column's type.
+func smallints[T ~int](vs []T) []int16 {
+	out := make([]int16, len(vs))
+	for i, v := range vs {
+		out[i] = int16(v)
+	}
+	return out
+}
+
+// anyOf is the condition "col is one of vs": an equality for one value,
+// so that a generic plan still reads the (col, order…) index in order,
+// which the planner does not do for = ANY of an array parameter.
+func anyOf[T any](col string, vs []T) (string, any) {
+	if len(vs) == 1 {
+		return col + ` = ?`, vs[0]
+	}
+	return col + ` = ANY (?)`, vs
+}
+
 func relatedColumn(r contract.RelatedEntity) string {
 	switch r {
 	case contract.RelatedMatter:
@@ -386,10 +400,29 @@ func relatedColumn(r contract.RelatedEntity) string {
 	return ""
 }
 
+// deepOffset is the offset from which a page is found by its ids first
+// (an index-only walk past the skipped entries) and only its own rows are
+// read, instead of reading every skipped row. A filter on other columns
+// than status and text is found so too: its ids and sort keys come from a
+// covering index (contracts_filter, contracts_type_signed_start) and are
+// sorted there, where reading rows down the sort order's index until a
+// page matches can read thousands.
+const deepOffset = 1000
+
+// maxTermWords bounds the words a term may match for its count to be
+// read from contract_postings; a term in more words (a very short one) is
+// counted on contracts.
+const maxTermWords = 1000
+
 // Contracts implements ports.ContractStore. The count and the page are
 // read in one snapshot. NULL dates and amounts come first in ascending
 // order and last in descending order, as on SQLite, which the indexes
 // (NULLS FIRST, read backwards for descending) serve.
+//
+// The exact count comes from the cheapest source that gives it: the
+// per-status counts (migration 0003) when only statuses filter; the word
+// postings (migration 0007) when a search and statuses filter; otherwise
+// a count over the filter's index.
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	items := []contract.Contract{}
 	if strings.ContainsRune(f.Search, 0) {
@@ -401,23 +434,35 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		dir = "DESC NULLS LAST"
 	}
 	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, strings.Fields(dir)[0])
+	term := strings.ToLower(strings.TrimSpace(f.Search))
 	var count int64
 	err := s.db.readTx(ctx, func(x q) error {
-		if statusesOnly(f) { // the stored counts (migration 0003)
-			st := make([]int16, len(f.Statuses))
-			for i, v := range f.Statuses {
-				st[i] = int16(v)
-			}
-			if err := x.row(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM contract_counts WHERE cardinality(?::smallint[]) = 0 OR status = ANY (?)`, st, st).Scan(&count); err != nil {
-				return err
-			}
-		} else if err := x.row(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count); err != nil {
+		words, indexed, err := termWords(ctx, x, term)
+		switch {
+		case err != nil:
+			return err
+		case indexed && len(words) == 0:
+			return nil // no word holds the term
+		case indexed && onlyStatuses(f):
+			err = countPostings(ctx, x, words, smallints(f.Statuses)).Scan(&count)
+		case term == "" && onlyStatuses(f):
+			err = x.row(ctx, `SELECT coalesce(sum(n), 0)::bigint FROM contract_counts WHERE cardinality(?::smallint[]) = 0 OR status = ANY (?)`,
+				smallints(f.Statuses), smallints(f.Statuses)).Scan(&count)
+		default:
+			err = x.row(ctx, `SELECT count(*) FROM contracts c`+where, args...).Scan(&count)
+		}
+		if err != nil {
 			return err
 		}
 		if count == 0 || f.Limit == 0 || f.Offset >= count {
 			return nil
 		}
-		rows, err := x.query(ctx, `SELECT `+listColumns+` FROM contracts c`+where+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+		query := `SELECT ` + listColumns + ` FROM contracts c` + where + order + ` LIMIT ? OFFSET ?`
+		if f.Offset >= deepOffset || !onlyStatuses(f) {
+			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (SELECT c.id FROM contracts c` + where + order +
+				` LIMIT ? OFFSET ?) page ON page.id = c.id` + order
+		}
+		rows, err := x.query(ctx, query, append(args, f.Limit, f.Offset)...)
 		if err != nil {
 			return err
 		}
@@ -437,10 +482,47 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	return items, count, nil
 }
 
-// statusesOnly reports whether f filters by status at most, so that its
-// count is the sum of the stored per-status counts.
-func statusesOnly(f contract.Filter) bool {
-	return strings.TrimSpace(f.Search) == "" && len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
+// termWords returns the ids of the words of contract_words containing
+// term, and whether they answer for it: term has no ASCII white space (the
+// words' separators, so a match lies inside one word), has three runes or
+// more (the words' trigram index can find it) and is in at most
+// maxTermWords words.
+func termWords(ctx context.Context, x q, term string) ([]int32, bool, error) {
+	if utf8.RuneCountInString(term) < 3 || strings.ContainsAny(term, " \t\n\r\f\v") {
+		return nil, false, nil
+	}
+	rows, err := x.query(ctx, `SELECT word_id FROM contract_words WHERE word LIKE ? ESCAPE '\' LIMIT ?`,
+		"%"+escapeLike(term)+"%", maxTermWords+1)
+	if err != nil {
+		return nil, false, err
+	}
+	words, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil || len(words) > maxTermWords {
+		return nil, false, err
+	}
+	return words, true, nil
+}
+
+// countPostings counts the contracts with one of words (and one of
+// statuses, if any) by their entries in contract_postings, an index-only
+// count: a contract's words are distinct, so one word's entries need no
+// DISTINCT.
+func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pgx.Row {
+	query, args := `SELECT count(*) FROM contract_postings WHERE word_id = ?`, []any{any(words[0])}
+	if len(words) > 1 {
+		query, args = `SELECT count(DISTINCT contract_id) FROM contract_postings WHERE word_id = ANY (?)`, []any{words}
+	}
+	if len(statuses) > 0 {
+		cond, arg := anyOf("status", statuses)
+		query, args = query+" AND "+cond, append(args, arg)
+	}
+	return x.row(ctx, query, args...)
+}
+
+// onlyStatuses reports whether f filters by a search and statuses at
+// most.
+func onlyStatuses(f contract.Filter) bool {
+	return len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
 		f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil && f.Related == contract.RelatedNone &&
 		f.RelatedID == nil && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
 }

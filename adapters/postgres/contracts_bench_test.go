@@ -4,11 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"counsel/adapters/postgres/pgtest"
 	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
@@ -46,9 +51,18 @@ func benchContracts(n int) []contract.Contract {
 }
 
 // BenchmarkContractListShapes reports p50 and p99 of each list shape of
-// API-DECISIONS 5 over 100,000 contracts.
+// API-DECISIONS 5 over 100,000 contracts, each after a few warm-up calls
+// (steady state: statements prepared, pages cached). The "floor" shapes
+// are PostgreSQL's own count over the index a shape's count reads, the
+// bound of that shape. COUNSEL_BENCH_EXPLAIN=1 logs EXPLAIN (ANALYZE,
+// BUFFERS) of every statement of one call per shape, through auto_explain.
 func BenchmarkContractListShapes(b *testing.B) {
-	db := openDB(b)
+	url := pgtest.URL(b)
+	db, err := Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
 	accounts := NewAccountStore(db)
 	if _, err := accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
@@ -61,42 +75,105 @@ func BenchmarkContractListShapes(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if _, err := db.pool.Exec(ctx, "VACUUM ANALYZE contracts"); err != nil {
+	// After a bulk load: statistics for the planner, and the visibility
+	// map that lets counts read indexes only.
+	for _, t := range []string{"contracts", "contract_postings", "contract_words"} {
+		if _, err := db.pool.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var common int32
+	if err := db.pool.QueryRow(ctx, `SELECT word_id FROM contract_words WHERE word = 'standard'`).Scan(&common); err != nil {
 		b.Fatal(err)
+	}
+	explain := os.Getenv("COUNSEL_BENCH_EXPLAIN") == "1"
+	var explained *ContractStore
+	if explain {
+		explained = NewContractStore(explainDB(b, url))
 	}
 	yes := true
 	from, to := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2021, 6, 30, 0, 0, 0, 0, time.UTC)
 	shapes := []struct {
 		name string
 		f    contract.Filter
+		// floor, if set, is a bare count over the index the shape's count
+		// (or, for the deep page, its walk) reads.
+		floor string
 	}{
-		{"first page", contract.Filter{}},
-		{"one status", contract.Filter{Statuses: []contract.Status{contract.Signed}}},
-		{"status by name", contract.Filter{Statuses: []contract.Status{contract.Draft}, SortBy: contract.SortContractName}},
-		{"rare word", contract.Filter{Search: "zanzibar"}},
-		{"common word", contract.Filter{Search: "standard"}},
-		{"common word + status", contract.Filter{Search: "standard", Statuses: []contract.Status{contract.Signed}}},
-		{"type + signed + dates", contract.Filter{Types: []contract.Type{contract.LicenseAgreement}, IsSigned: &yes, StartFrom: &from, StartTo: &to}},
-		{"offset 50,000", contract.Filter{Offset: 50_000}},
+		{name: "first page"},
+		{name: "one status", f: contract.Filter{Statuses: []contract.Status{contract.Signed}}},
+		{name: "status by name", f: contract.Filter{Statuses: []contract.Status{contract.Draft}, SortBy: contract.SortContractName}},
+		{name: "rare word", f: contract.Filter{Search: "zanzibar"}},
+		{name: "common word", f: contract.Filter{Search: "standard"},
+			floor: fmt.Sprintf(`SELECT count(*) FROM contract_postings WHERE word_id = %d`, common)},
+		{name: "common word + status", f: contract.Filter{Search: "standard", Statuses: []contract.Status{contract.Signed}},
+			floor: fmt.Sprintf(`SELECT count(*) FROM contract_postings WHERE word_id = %d AND status = 4`, common)},
+		{name: "type + signed + dates", f: contract.Filter{Types: []contract.Type{contract.LicenseAgreement}, IsSigned: &yes, StartFrom: &from, StartTo: &to},
+			floor: fmt.Sprintf(`SELECT count(*) FROM contracts WHERE contract_type = %d AND is_signed AND start_date BETWEEN '2021-01-01' AND '2021-06-30'`, contract.LicenseAgreement)},
+		{name: "offset 20,000", f: contract.Filter{Offset: 20_000},
+			floor: `SELECT count(*) FROM (SELECT id FROM contracts ORDER BY updated_at DESC NULLS LAST, id DESC LIMIT 20100) p`},
+	}
+	measure := func(b *testing.B, call func() error) {
+		for range 5 {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var ds []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(t))
+		}
+		slices.Sort(ds)
+		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, "p99-ms")
 	}
 	for _, sh := range shapes {
+		f := sh.f
+		f.Limit = 100
+		if f.SortBy == 0 {
+			f.SortBy, f.SortDesc = contract.SortUpdatedAt, true
+		}
+		if explain {
+			b.Logf("--- %s", sh.name)
+			if _, _, err := explained.Contracts(ctx, f); err != nil {
+				b.Fatal(err)
+			}
+		}
 		b.Run(sh.name, func(b *testing.B) {
-			f := sh.f
-			f.Limit = 100
-			if f.SortBy == 0 {
-				f.SortBy, f.SortDesc = contract.SortUpdatedAt, true
-			}
-			var ds []time.Duration
-			for b.Loop() {
-				t := time.Now()
-				if _, _, err := store.Contracts(ctx, f); err != nil {
-					b.Fatal(err)
-				}
-				ds = append(ds, time.Since(t))
-			}
-			slices.Sort(ds)
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, "p99-ms")
+			measure(b, func() error { _, _, err := store.Contracts(ctx, f); return err })
 		})
+		if sh.floor != "" {
+			b.Run(sh.name+" floor", func(b *testing.B) {
+				measure(b, func() error {
+					var n int64
+					return db.pool.QueryRow(ctx, sh.floor).Scan(&n)
+				})
+			})
+		}
 	}
+}
+
+// explainDB opens url with auto_explain logging every statement's
+// EXPLAIN (ANALYZE, BUFFERS) as a notice, which b logs.
+func explainDB(b *testing.B, url string) *DB {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k, v := range map[string]string{"session_preload_libraries": "auto_explain", "auto_explain.log_min_duration": "0",
+		"auto_explain.log_analyze": "on", "auto_explain.log_buffers": "on", "auto_explain.log_level": "notice",
+		"auto_explain.log_nested_statements": "on", "timezone": "UTC"} {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { b.Log(n.Message) }
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	return &DB{pool: pool, url: url, Now: time.Now}
 }

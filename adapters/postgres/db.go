@@ -49,6 +49,9 @@ type DB struct {
 	profiles profileCache
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
+	// connectListener, if set, replaces pgx.ConnectConfig for Listen's
+	// connection (tests hold the listener down with it).
+	connectListener func(context.Context, *pgx.ConnConfig) (*pgx.Conn, error)
 }
 
 // IsURL reports whether s names a PostgreSQL database rather than a

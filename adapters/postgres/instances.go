@@ -41,7 +41,11 @@ func (db *DB) Listen(ctx context.Context, log *slog.Logger, onChange func(payloa
 
 // listenOnce listens on one connection until it fails.
 func (db *DB) listenOnce(ctx context.Context, first bool, onChange func(string)) error {
-	conn, err := pgx.ConnectConfig(ctx, db.pool.Config().ConnConfig.Copy())
+	connect := pgx.ConnectConfig
+	if db.connectListener != nil {
+		connect = db.connectListener
+	}
+	conn, err := connect(ctx, db.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return err
 	}

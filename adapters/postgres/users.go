@@ -52,6 +52,10 @@ const userJoin = `users u LEFT JOIN offices o ON o.id = u.office_id`
 // ASCII case folded, byte order, as SQLite's NOCASE.
 const userOrder = `lower(u.last_name COLLATE "C"), lower(u.first_name COLLATE "C"), u.id`
 
+// userOrderDesc is userOrder reversed (the console's Sort=desc), as on
+// SQLite; the same index is read backwards.
+const userOrderDesc = `lower(u.last_name COLLATE "C") DESC, lower(u.first_name COLLATE "C") DESC, u.id DESC`
+
 type userScan struct {
 	u                                         user.User
 	rate                                      int64
@@ -156,8 +160,12 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 		if f.Limit == 0 || f.Offset >= count {
 			return nil
 		}
+		order := userOrder
+		if f.SortDesc {
+			order = userOrderDesc
+		}
 		rows, err := x.query(ctx, `SELECT `+userCols+` FROM `+userJoin+` WHERE `+where+
-			` ORDER BY `+userOrder+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+			` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 )
 
 func TestOpenMigrations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	names, err := migrationFS.ReadDir("migrations")
 	if err != nil {
@@ -91,6 +92,7 @@ func TestOpenMigrations(t *testing.T) {
 }
 
 func TestCredentialsByEmail(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	id := addUser(t, s, "  Mixed.Case@Example.COM ")
@@ -149,6 +151,7 @@ func TestCredentialsByEmail(t *testing.T) {
 }
 
 func TestUpdateOTP(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := bootstrapped(t)
 	email := "otp@example.com" // OTP rows do not need a user: unknown emails are throttled too
@@ -210,6 +213,7 @@ func TestUpdateOTP(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := bootstrapped(t)
 	uid := addUser(t, s, "user@example.com")
@@ -319,6 +323,7 @@ func newSession(t *testing.T, s *AccountStore, id string, uid int64, hash string
 }
 
 func TestRefresh(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	uid := addUser(t, s, "user@example.com")
@@ -410,6 +415,7 @@ func TestRefresh(t *testing.T) {
 }
 
 func TestRefreshConcurrent(t *testing.T) {
+	t.Parallel()
 	// Of several refreshes with one token at once, exactly one finds it
 	// current: the others see it used (API-DECISIONS 2).
 	ctx := context.Background()
@@ -455,6 +461,7 @@ func TestRefreshConcurrent(t *testing.T) {
 }
 
 func TestRevokeSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := bootstrapped(t)
 	a := addUser(t, s, "a@example.com")
@@ -491,6 +498,7 @@ func TestRevokeSessions(t *testing.T) {
 }
 
 func TestUserAccess(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	roles := NewRoleStore(db)
@@ -553,6 +561,7 @@ func TestUserAccess(t *testing.T) {
 }
 
 func TestSigningKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := bootstrapped(t)
 	is := is.New(t)
@@ -584,6 +593,7 @@ func TestSigningKeys(t *testing.T) {
 }
 
 func TestSecret(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 
 	t.Run("created once", func(t *testing.T) {
@@ -640,6 +650,7 @@ func TestSecret(t *testing.T) {
 }
 
 func TestBootstrap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	is := is.New(t)
 	db := openDB(t)
@@ -722,6 +733,7 @@ func TestBootstrap(t *testing.T) {
 }
 
 func TestCreateUser(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	roles := NewRoleStore(db)
@@ -785,6 +797,7 @@ func TestCreateUser(t *testing.T) {
 }
 
 func TestSetPassword(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	uid := addUser(t, s, "user@example.com")
@@ -820,6 +833,7 @@ func TestSetPassword(t *testing.T) {
 }
 
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "x.db")
 	a := openPath(t, path)
@@ -867,6 +881,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestBackup(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
 	addUser(t, s, "user@example.com")
@@ -915,6 +930,7 @@ func TestBackup(t *testing.T) {
 }
 
 func TestRefreshGroupCommit(t *testing.T) {
+	t.Parallel()
 	// Many refreshes at once, committed in shared transactions: each
 	// session's token rotates exactly once, an unknown token and a
 	// refresh whose decision fails fail alone (its writes undone), and

@@ -12,6 +12,7 @@ import (
 )
 
 func TestConsoleSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := bootstrapped(t)
 	uid := addUser(t, s, "c@example.com")

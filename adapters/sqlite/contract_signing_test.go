@@ -12,6 +12,7 @@ import (
 )
 
 func TestUpdateBySubmission(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, uid := openContracts(t)
 	mk := func(name, submission string) contract.Contract {
@@ -114,6 +115,7 @@ func TestUpdateBySubmission(t *testing.T) {
 }
 
 func TestDocumentByID(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, uid := openContracts(t)
 	c, err := st.CreateContract(ctx, contract.Contract{UUID: "u", Name: "c", Type: contract.Other, Status: contract.Draft, CreatedAt: contractT0, UpdatedAt: contractT0}, created(uid, contractT0))
@@ -148,6 +150,7 @@ func TestDocumentByID(t *testing.T) {
 }
 
 func TestAddEvidence(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, uid := openContracts(t)
 	c, err := st.CreateContract(ctx, contract.Contract{UUID: "e", Name: "e", Type: contract.Other, Status: contract.Signed,

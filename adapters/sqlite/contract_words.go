@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"counsel/domain/contract"
@@ -44,88 +42,9 @@ func asciiAlnum(b byte) bool {
 	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// contractTerms appends to dst the words of texts as FTS5's ascii
-// tokenizer makes them: runs of bytes that are ASCII letters or digits or
-// not ASCII, with ASCII letters folded to lower case.
-func contractTerms(dst []string, texts ...string) []string {
-	for _, t := range texts {
-		start := -1
-		for i := 0; i <= len(t); i++ {
-			if i < len(t) && (t[i] >= 0x80 || asciiAlnum(t[i])) {
-				if start < 0 {
-					start = i
-				}
-				continue
-			}
-			if start >= 0 {
-				dst = append(dst, asciiLower(t[start:i]))
-				start = -1
-			}
-		}
-	}
-	return dst
-}
-
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 'A' && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
-
-// termAdder adds the words of contracts' text to contract_terms within a
-// write transaction, each word once.
-type termAdder struct {
-	stmt *sql.Stmt
-	seen map[string]struct{}
-	buf  []string
-}
-
-func newTermAdder(ctx context.Context, tx *sql.Tx) (*termAdder, error) {
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO contract_terms (term) VALUES (?)`)
-	if err != nil {
-		return nil, err
-	}
-	return &termAdder{stmt: stmt, seen: map[string]struct{}{}}, nil
-}
-
-func (a *termAdder) add(ctx context.Context, c contract.Contract) error {
-	a.buf = contractTerms(a.buf[:0], c.Name, c.Description, c.Comments)
-	for _, w := range a.buf {
-		if _, ok := a.seen[w]; ok {
-			continue
-		}
-		a.seen[w] = struct{}{}
-		if _, err := a.stmt.ExecContext(ctx, w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (a *termAdder) close() { a.stmt.Close() }
-
-// addTerms adds the words of c's text to contract_terms.
-func addTerms(ctx context.Context, tx *sql.Tx, c contract.Contract) error {
-	a, err := newTermAdder(ctx, tx)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	return a.add(ctx, c)
-}
-
 // wordTerms returns the words containing term, and false when term does
 // not take the word path (not wordable, or inside too many words).
-func wordTerms(ctx context.Context, tx *sql.Tx, term string) ([]string, bool, error) {
+func wordTerms(ctx context.Context, tx queryer, term string) ([]string, bool, error) {
 	if !wordable(term) {
 		return nil, false, nil
 	}
@@ -164,7 +83,7 @@ func wordMatch(terms []string, f contract.Filter, status bool) string {
 		b.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
 	}
 	b.WriteString(")")
-	tag := func(prefix string, vs []int) {
+	tag := func(prefix string, vs []any) {
 		if len(vs) == 0 {
 			return
 		}
@@ -174,29 +93,21 @@ func wordMatch(terms []string, f contract.Filter, status bool) string {
 				b.WriteString(" OR ")
 			}
 			b.WriteString(prefix)
-			b.WriteString(strconv.Itoa(v))
+			fmt.Fprint(&b, v)
 		}
 		b.WriteString(")")
 	}
 	if status {
-		tag("s", intsOf(f.Statuses))
+		tag("s", intArgs(f.Statuses))
 	}
-	tag("t", intsOf(f.Types))
+	tag("t", intArgs(f.Types))
 	if f.IsSigned != nil {
-		tag("g", []int{boolInt(*f.IsSigned)})
+		tag("g", []any{boolInt(*f.IsSigned)})
 	}
 	if f.IsDigital != nil {
-		tag("d", []int{boolInt(*f.IsDigital)})
+		tag("d", []any{boolInt(*f.IsDigital)})
 	}
 	return b.String()
-}
-
-func intsOf[T ~int](vs []T) []int {
-	out := make([]int, len(vs))
-	for i, v := range vs {
-		out[i] = int(v)
-	}
-	return out
 }
 
 func boolInt(b bool) int {
@@ -217,8 +128,8 @@ func tagFree(f contract.Filter) contract.Filter {
 // alone unless the filter has conditions it does not hold (dates,
 // related records). The page is read either by sorting the matches'
 // rows, or, when there are many, by walking the sort order's index and
-// keeping the matches (wordPlan).
-func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []string, order string) ([]any, int64, error) {
+// keeping the matches (costPlan).
+func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contract.Filter, terms []string, order string) ([]any, int64, error) {
 	if len(terms) == 0 {
 		return nil, 0, nil
 	}
@@ -230,7 +141,7 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts_words WHERE contracts_words MATCH ?`, match).Scan(&count)
 	} else {
 		w, a := whereWith(tagFree(f), `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`, []any{match})
-		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c`+w, a...).Scan(&count)
+		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c NOT INDEXED`+w, a...).Scan(&count)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -245,11 +156,11 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 		return nil, 0, err
 	}
 	match1 := `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`
-	plan := wordPlan(count, total, f.Offset+f.Limit)
+	plan := s.knobs.wordPlan(count, total, f.Offset+f.Limit)
 	switch plan {
 	case sortMatches:
 		w, a := whereWith(tagFree(f), match1, []any{match})
-		q, args = `SELECT c.id FROM contracts c`+w, a
+		q, args = `SELECT c.id FROM contracts c NOT INDEXED`+w, a
 	default:
 		cond, m := match1, match
 		if plan == walkProbing {
@@ -270,11 +181,7 @@ func wordSearchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, terms []
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]any, len(page))
-	for i, id := range page {
-		ids[i] = id
-	}
-	return ids, count, nil
+	return intArgs(page), count, nil
 }
 
 // How a page of a word search is read.
@@ -290,14 +197,13 @@ const (
 	walkProbing
 )
 
-// wordPlan picks how to read a page ending at need out of matches of
+// costPlan picks how to read a page ending at need out of matches of
 // total contracts, by the costs measured over 100,000 contracts
 // (BenchmarkContractShapes, tools/bench/sq): reading and sorting a match
 // about 3 µs, listing one 0.45 µs, probing the word index 60 µs, walking
 // an index entry 0.2 µs. Walking meets about need*total/matches
-// entries, the matches being spread over the order. A variable so that
-// tests can take every path over a small table.
-var wordPlan = func(matches, total, need int64) int {
+// entries, the matches being spread over the order.
+func costPlan(matches, total, need int64) int {
 	walked := float64(need) * float64(total) / float64(max(matches, 1))
 	sortCost := 3 * float64(matches)
 	listCost := 0.45*float64(matches) + 0.2*walked
@@ -313,7 +219,7 @@ var wordPlan = func(matches, total, need int64) int {
 
 // walkRange is the number of contracts a walk of walkIndex(f) can meet:
 // one status's (from the stored counts) or all.
-func walkRange(ctx context.Context, tx *sql.Tx, f contract.Filter) (int64, error) {
+func walkRange(ctx context.Context, tx queryer, f contract.Filter) (int64, error) {
 	q, args := `SELECT coalesce(sum(n), 0) FROM contract_counts`, []any(nil)
 	if len(f.Statuses) == 1 {
 		q, args = q+` WHERE status = ?`, []any{int(f.Statuses[0])}
@@ -329,22 +235,4 @@ func walkRange(ctx context.Context, tx *sql.Tx, f contract.Filter) (int64, error
 func storedCount(f contract.Filter) bool {
 	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
 		f.Related == contract.RelatedNone && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
-}
-
-// FillContractTerms adds to contract_terms every word of contracts_words,
-// as migration 0012 does: for contracts written by plain INSERTs (counsel
-// copy) rather than by the store.
-func (db *DB) FillContractTerms(ctx context.Context) error {
-	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{
-			`CREATE VIRTUAL TABLE temp.contracts_words_vocab USING fts5vocab (main, contracts_words, 'col')`,
-			`INSERT OR IGNORE INTO contract_terms (term) SELECT term FROM temp.contracts_words_vocab WHERE col <> 'tags'`,
-			`DROP TABLE temp.contracts_words_vocab`,
-		} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("contract terms: %w", err)
-			}
-		}
-		return nil
-	})
 }

@@ -5,10 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"counsel/domain"
 	"counsel/domain/contract"
@@ -17,24 +14,23 @@ import (
 )
 
 // ContractStore implements ports.ContractStore.
-type ContractStore struct{ db *DB }
+type ContractStore struct {
+	db *DB
+	// knobs are the list planner's thresholds (contracts_list.go).
+	knobs listKnobs
+	// trace, when set, is told every query a list runs (the plan tests).
+	trace func(query string, args []any)
+}
 
 var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
+func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, knobs: defaultKnobs} }
 
 // contractColumns are the columns scanContract reads, in order.
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
 	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
-
-// listColumns are the columns of a list item (no long text), in the order
-// scanListItem reads them.
-const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
-
-type scanner interface{ Scan(dest ...any) error }
 
 // contractRow holds the nullable columns while scanning.
 type contractRow struct {
@@ -62,7 +58,7 @@ func nullID(v sql.NullInt64) *int64 {
 	return &n
 }
 
-func scanContract(s scanner) (contract.Contract, error) {
+func scanContract(s rowScanner) (contract.Contract, error) {
 	var c contract.Contract
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
@@ -72,21 +68,15 @@ func scanContract(s scanner) (contract.Contract, error) {
 	return c, err
 }
 
-func scanListItem(s scanner) (contract.Contract, error) {
-	var c contract.Contract
-	var r contractRow
-	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated)
-	r.fill(&c)
-	return c, err
-}
-
 func loadContract(ctx context.Context, q queryer, id int64) (contract.Contract, error) {
 	c, err := scanContract(q.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return c, notFound("contract")
+	case err != nil:
+		return c, fmt.Errorf("load contract %d: %w", id, err)
 	}
-	return c, err
+	return c, nil
 }
 
 // amountCents encodes an amount as integer cents. Validate bounds amounts
@@ -109,6 +99,21 @@ func nullInt(p *int64) any {
 	return *p
 }
 
+// insertContractSQL inserts a contract; insertContractArgs are its
+// arguments.
+const insertContractSQL = `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
+	start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
+	digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertContractArgs are the arguments of insertContractSQL for c, whose
+// amount in cents (amountCents) is amount.
+func insertContractArgs(c contract.Contract, amount any) []any {
+	return []any{c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
+		c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
+		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt)}
+}
+
 // CreateContract implements ports.ContractStore.
 func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
 	amount, err := amountCents(c.Amount)
@@ -117,25 +122,16 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 	}
 	var out contract.Contract
 	err = s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
-			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
-			c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-			c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+		res, err := tx.ExecContext(ctx, insertContractSQL, insertContractArgs(c, amount)...)
 		if err != nil {
-			return err
+			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
-			return err
-		}
-		if err := addTerms(ctx, tx, c); err != nil {
-			return err
+			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
-			return err
+			return fmt.Errorf("audit of contract %d: %w", id, err)
 		}
 		out, err = loadContract(ctx, tx, id)
 		return err
@@ -183,15 +179,10 @@ func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contra
 		c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
-		return contract.Contract{}, err
-	}
-	if c.Name != before.Name || c.Description != before.Description || c.Comments != before.Comments {
-		if err := addTerms(ctx, tx, c); err != nil {
-			return contract.Contract{}, err
-		}
+		return contract.Contract{}, fmt.Errorf("update contract %d: %w", id, err)
 	}
 	if err := insertAudit(ctx, tx, id, entries); err != nil {
-		return contract.Contract{}, err
+		return contract.Contract{}, fmt.Errorf("audit of contract %d: %w", id, err)
 	}
 	return loadContract(ctx, tx, id)
 }
@@ -209,13 +200,16 @@ func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c 
 			return err
 		}
 		if docs, err = loadDocuments(ctx, tx, id); err != nil {
-			return err
+			return fmt.Errorf("documents of contract %d: %w", id, err)
 		}
 		// The documents' rows go by ON DELETE CASCADE.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
-			return err
+			return fmt.Errorf("delete contract %d: %w", id, err)
 		}
-		return insertAudit(ctx, tx, id, entries)
+		if err := insertAudit(ctx, tx, id, entries); err != nil {
+			return fmt.Errorf("audit of contract %d: %w", id, err)
+		}
+		return nil
 	})
 	return docs, err
 }
@@ -225,422 +219,13 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 	rows, err := s.db.query(ctx, `SELECT id FROM contracts INDEXED BY contracts_status_end
 		WHERE status = ? AND end_date < ? ORDER BY end_date, id LIMIT ?`, int(contract.Signed), ms(now), limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("contracts due for expiry: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
-// sortColumns maps each sort field to its ORDER BY expression; each has
-// an index ending in id.
-var sortColumns = map[contract.SortField]string{
-	contract.SortUpdatedAt:    "c.updated_at",
-	contract.SortCreatedAt:    "c.created_at",
-	contract.SortContractName: "c.contract_name COLLATE NOCASE",
-	contract.SortStartDate:    "c.start_date",
-	contract.SortEndDate:      "c.end_date",
-	contract.SortAmount:       "c.amount",
-}
-
-// minTrigram is the shortest search the trigram index can answer; shorter
-// ones fall back to LIKE.
-const minTrigram = 3
-
-// searchText is the text a LIKE search reads: the searched columns
-// joined by a line feed, the expression contracts_search indexes (the
-// planner reads it from the index only when written exactly so). A
-// search that reads it holds no line feed, so a match never spans two
-// columns.
-const searchText = `(c.contract_name || char(10) || c.contract_description || char(10) || c.comments)`
-
-// searchCond is the condition of a search for s: a trigram match when
-// it is long enough, else LIKE over searchText.
-func searchCond(s string) (string, []any) {
-	if utf8.RuneCountInString(s) >= minTrigram {
-		// A quoted FTS5 string is one phrase: with the trigram
-		// tokenizer, a case-insensitive substring.
-		return `c.id IN (SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ?)`,
-			[]any{`"` + strings.ReplaceAll(s, `"`, `""`) + `"`}
-	}
-	return likeCond(s)
-}
-
-// likeCond is the condition of a LIKE search for s over searchText. LIKE
-// folds ASCII letters only, so it stands for the trigram match only for
-// printable ASCII terms (likeable); a term of one or two letters has
-// always been matched by LIKE.
-func likeCond(s string) (string, []any) {
-	return searchText + ` LIKE ? ESCAPE '\'`, []any{"%" + escapeLike(s) + "%"}
-}
-
-// whereContracts builds the WHERE clause of f and its arguments.
-func whereContracts(f contract.Filter) (string, []any) {
-	var search string
-	var args []any
-	if s := strings.TrimSpace(f.Search); s != "" {
-		search, args = searchCond(s)
-	}
-	return whereWith(f, search, args)
-}
-
-// whereWith builds the WHERE clause of f's conditions other than the
-// search, behind search (a condition with its arguments, or "").
-func whereWith(f contract.Filter, search string, searchArgs []any) (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, a ...any) {
-		conds = append(conds, cond)
-		args = append(args, a...)
-	}
-	if search != "" {
-		add(search, searchArgs...)
-	}
-	if len(f.Statuses) > 0 {
-		add(`c.status IN (`+placeholders(len(f.Statuses))+`)`, intArgs(f.Statuses)...)
-	}
-	if len(f.Types) > 0 {
-		add(`c.contract_type IN (`+placeholders(len(f.Types))+`)`, intArgs(f.Types)...)
-	}
-	if f.IsSigned != nil {
-		add(`c.is_signed = ?`, *f.IsSigned)
-	}
-	if f.IsDigital != nil {
-		add(`c.is_digital = ?`, *f.IsDigital)
-	}
-	if f.MatterID != nil {
-		add(`c.matter_id = ?`, *f.MatterID)
-	}
-	if f.ClientID != nil {
-		add(`c.client_id = ?`, *f.ClientID)
-	}
-	if f.ProjectID != nil {
-		add(`c.project_id = ?`, *f.ProjectID)
-	}
-	if col := relatedColumn(f.Related); col != "" {
-		if f.RelatedID != nil {
-			add(col+` = ?`, *f.RelatedID)
-		} else {
-			add(col + ` IS NOT NULL`)
-		}
-	}
-	if f.StartFrom != nil {
-		add(`c.start_date >= ?`, ms(*f.StartFrom))
-	}
-	if f.StartTo != nil {
-		add(`c.start_date <= ?`, ms(*f.StartTo))
-	}
-	if f.EndFrom != nil {
-		add(`c.end_date >= ?`, ms(*f.EndFrom))
-	}
-	if f.EndTo != nil {
-		add(`c.end_date <= ?`, ms(*f.EndTo))
-	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
-func relatedColumn(r contract.RelatedEntity) string {
-	switch r {
-	case contract.RelatedMatter:
-		return "c.matter_id"
-	case contract.RelatedClient:
-		return "c.client_id"
-	case contract.RelatedProject:
-		return "c.project_id"
-	}
-	return ""
-}
-
-func intArgs[T ~int](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = int(v)
-	}
-	return out
-}
-
-// escapeLike escapes LIKE's wildcards with a backslash.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// walkThreshold is the number of matches above which a page is read by
-// walking the sort order and testing each contract against the filter,
-// rather than finding every match and sorting them: past it a page of 100
-// turns up within a few thousand contracts of any table. A variable so
-// that tests can take both paths over a small table.
-var walkThreshold int64 = 2000
-
-// byFilterIndex reports whether the filter's conditions are all in
-// contracts_filter and include one only that index covers (type, signed,
-// digital): then counting reads that narrow index, at worst all of it,
-// and never the table. The planner cannot tell this from the
-// statistics: it takes a date range for a selective one.
-func byFilterIndex(f contract.Filter) bool {
-	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
-		f.Related == contract.RelatedNone && (len(f.Types) > 0 || f.IsSigned != nil || f.IsDigital != nil)
-}
-
-// sortIndexes names the index of each order, alone and behind status.
-var sortIndexes = map[contract.SortField][2]string{
-	contract.SortUpdatedAt:    {"contracts_updated", "contracts_status_updated"},
-	contract.SortCreatedAt:    {"contracts_created", "contracts_status_created"},
-	contract.SortContractName: {"contracts_name", "contracts_status_name"},
-	contract.SortStartDate:    {"contracts_start", "contracts_status_start"},
-	contract.SortEndDate:      {"contracts_end", "contracts_status_end"},
-	contract.SortAmount:       {"contracts_amount", "contracts_status_amount"},
-}
-
-// Contracts implements ports.ContractStore. The count and the page are
-// read in one read transaction, so they agree. The page's ids come first
-// and only their rows are read, so rows skipped by Offset cost an index
-// entry, not a row.
-//
-// A search is the costly part (reading the trigram index, or LIKE over
-// the text), so it runs once: searchPage finds the ids of all matches
-// once and reads the page among them. Otherwise the count comes first,
-// from a covering index, and decides how the page is read: a few matches
-// are found through the filter's indexes and sorted; many are met by
-// walking the sort order's index.
-func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
-	where, args := whereContracts(f)
-	dir := "ASC"
-	if f.SortDesc {
-		dir = "DESC"
-	}
-	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, dir)
-	tx, err := s.db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	ids, err := scanIDs(rows)
 	if err != nil {
-		return nil, 0, err
+		return nil, fmt.Errorf("contracts due for expiry: %w", err)
 	}
-	defer tx.Rollback()
-	count := int64(-1)
-	var ids []any
-	if term := strings.TrimSpace(f.Search); term != "" {
-		terms, ok, err := wordTerms(ctx, tx, term)
-		switch {
-		case err != nil:
-			return nil, 0, err
-		case ok:
-			if ids, count, err = wordSearchPage(ctx, tx, f, terms, order); err != nil {
-				return nil, 0, err
-			}
-		case f.Limit > 0:
-			if ids, count, err = searchPage(ctx, tx, f, term, where, args, order); err != nil {
-				return nil, 0, err
-			}
-		}
-	}
-	if count < 0 { // not known yet: no search, or Offset past the matches
-		from := " FROM contracts c"
-		if storedCount(f) {
-			if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM contract_counts c`+where, args...).Scan(&count); err != nil {
-				return nil, 0, err
-			}
-		} else if byFilterIndex(f) {
-			from = " FROM contracts c INDEXED BY contracts_filter"
-		}
-		if count < 0 {
-			if err := tx.QueryRowContext(ctx, `SELECT count(*)`+from+where, args...).Scan(&count); err != nil {
-				return nil, 0, err
-			}
-		}
-	}
-	items := []contract.Contract{}
-	if count == 0 || f.Limit == 0 || f.Offset >= count {
-		return items, count, nil
-	}
-	var rows *sql.Rows
-	if ids != nil {
-		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
-	} else {
-		from := " FROM contracts c"
-		if count > walkThreshold {
-			from += " INDEXED BY " + walkIndex(f)
-		} else if byFilterIndex(f) {
-			from += " INDEXED BY contracts_filter"
-		}
-		rows, err = tx.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c WHERE c.id IN (SELECT c.id`+from+
-			where+order+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		c, err := scanListItem(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		items = append(items, c)
-	}
-	return items, count, rows.Err()
-}
-
-// searchProbe is the number of trigram matches up to which a search
-// takes its matches from the trigram index (per status named). A common
-// word has many more, and reading them and their rows costs tens of
-// milliseconds; past it, a search that names statuses reads their range
-// of contracts_search instead, which costs the same for any word. A
-// variable so that tests can take every path over a small table.
-var searchProbe = 500
-
-// searchPage reads the ids of one page of a search and the number of all
-// matches. A search first finds every match (ids only, from an index),
-// then reads the page: the matches' rows sorted when they are few, else
-// the sort order's index walked, keeping the matches. Each way the work
-// is bounded by the matches or the statuses' share of the table, never
-// by a word's frequency in the whole table, except for a common word with
-// no status, which reads the trigram index as before.
-func searchPage(ctx context.Context, tx *sql.Tx, f contract.Filter, term, where string, args []any, order string) ([]any, int64, error) {
-	long := utf8.RuneCountInString(term) >= minTrigram
-	if long && !likeable(term) { // only the trigram index folds its case
-		return pageWithCount(ctx, tx, where+order, args, f)
-	}
-	var match string
-	var matchArgs []any
-	if long {
-		limit := searchProbe * max(1, len(f.Statuses))
-		found, err := queryIDs(ctx, tx, `SELECT rowid FROM contracts_fts WHERE contracts_fts MATCH ? LIMIT ?`,
-			`"`+strings.ReplaceAll(term, `"`, `""`)+`"`, limit+1)
-		if err != nil {
-			return nil, 0, err
-		}
-		switch rest, _ := whereWith(f, "", nil); {
-		case len(found) <= limit && rest == "": // the matches themselves
-			return searchIDsPage(ctx, tx, f, found, order)
-		case len(found) <= limit: // the matches that pass the other conditions
-			w, a := whereWith(f, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(found)})
-			match, matchArgs = `SELECT c.id FROM contracts c`+w, a
-		case len(f.Statuses) == 0:
-			return pageWithCount(ctx, tx, where+order, args, f)
-		}
-	}
-	if match == "" {
-		cond, a := likeCond(term)
-		w, a := whereWith(f, cond, a)
-		match, matchArgs = `SELECT c.id FROM contracts c INDEXED BY contracts_search`+w, a
-	}
-	matches, err := queryIDs(ctx, tx, match, matchArgs...)
-	if err != nil {
-		return nil, 0, err
-	}
-	return searchIDsPage(ctx, tx, f, matches, order)
-}
-
-// searchIDsPage reads the ids of one page of matches (every contract
-// that passes f). With one status, walking the sort order's index reads
-// at most that status's range of it (12,500 entries of 100,000, about
-// 2.5 ms), which costs less than reading and sorting more than a few
-// hundred rows; hence a lower threshold there.
-func searchIDsPage(ctx context.Context, tx *sql.Tx, f contract.Filter, matches []int64, order string) ([]any, int64, error) {
-	count := int64(len(matches))
-	if count == 0 || f.Offset >= count {
-		return nil, count, nil
-	}
-	from, cond, pageArgs := " FROM contracts c", `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(matches)}
-	if count > walkThreshold || len(f.Statuses) == 1 && count > walkThreshold/4 {
-		from += " INDEXED BY " + walkIndex(f)
-		if len(f.Statuses) == 1 { // the status's range of the index
-			cond += ` AND c.status = ?`
-			pageArgs = append(pageArgs, int(f.Statuses[0]))
-		}
-	}
-	page, err := queryIDs(ctx, tx, `SELECT c.id`+from+` WHERE `+cond+order+` LIMIT ? OFFSET ?`, append(pageArgs, f.Limit, f.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	ids := make([]any, len(page))
-	for i, id := range page {
-		ids[i] = id
-	}
-	return ids, count, nil
-}
-
-// likeable reports whether LIKE over searchText finds exactly what the
-// trigram index finds for s: printable ASCII only, so LIKE's ASCII case
-// folding is all the folding s needs, and no line feed to span columns.
-func likeable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// jsonIDs encodes ids as a JSON array, for json_each: one argument for
-// any number of ids.
-func jsonIDs(ids []int64) string {
-	b := make([]byte, 0, 8*len(ids)+2)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
-}
-
-// queryIDs runs q and returns the ids it reads.
-func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
-// pageWithCount reads the ids of one page and the number of all matches
-// in one pass. count is -1 when the page is empty (Offset past the
-// matches), which tells nothing of the count.
-func pageWithCount(ctx context.Context, tx *sql.Tx, whereOrder string, args []any, f contract.Filter) ([]any, int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, count(*) OVER () FROM contracts c`+whereOrder+` LIMIT ? OFFSET ?`,
-		append(args, f.Limit, f.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	ids, count := []any{}, int64(-1)
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id, &count); err != nil {
-			return nil, 0, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, count, rows.Err()
-}
-
-// walkIndex is the index a page is read in order from when it has many
-// matches: the sort order's behind status when the filter names exactly
-// one status (its contracts are then one range in order), else the sort
-// order's own, testing each contract against the filter.
-func walkIndex(f contract.Filter) string {
-	if len(f.Statuses) == 1 {
-		return sortIndexes[f.SortBy][1]
-	}
-	return sortIndexes[f.SortBy][0]
+	return ids, nil
 }
 
 // ImportContracts inserts many contracts in one transaction, each with a
@@ -648,51 +233,38 @@ func walkIndex(f contract.Filter) string {
 // and for seeding benchmarks; the API creates contracts one at a time.
 // Each contract needs its UUID and valid fields (see contract.Validate).
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
-			start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-			digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	return s.db.bulkWriteTx(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, insertContractSQL)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare contract insert: %w", err)
 		}
 		defer ins.Close()
 		name, err := userName(ctx, tx, userID)
 		if err != nil {
-			return err
+			return fmt.Errorf("importing user %d: %w", userID, err)
 		}
 		audit, err := tx.PrepareContext(ctx, `INSERT INTO contract_audit (contract_id, action, to_status, actor_kind,
 			actor_user_id, actor_name, at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
-			return err
+			return fmt.Errorf("prepare audit insert: %w", err)
 		}
 		defer audit.Close()
-		terms, err := newTermAdder(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer terms.close()
-		for _, c := range cs {
-			if err := terms.add(ctx, c); err != nil {
-				return err
-			}
+		for i, c := range cs {
 			amount, err := amountCents(c.Amount)
 			if err != nil {
 				return err
 			}
-			res, err := ins.ExecContext(ctx, c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate),
-				nullMs(c.EndDate), amount, c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID),
-				nullInt(c.ProjectID), c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt))
+			res, err := ins.ExecContext(ctx, insertContractArgs(c, amount)...)
 			if err != nil {
-				return err
+				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
 			}
 			id, err := res.LastInsertId()
 			if err != nil {
-				return err
+				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
 			}
 			if _, err := audit.ExecContext(ctx, id, string(contract.ActionCreated), int(c.Status), int(contract.ActorUser),
 				userID, name, ms(c.CreatedAt)); err != nil {
-				return err
+				return fmt.Errorf("audit of contract %d: %w", id, err)
 			}
 		}
 		return nil

@@ -44,6 +44,7 @@ func newContract(name string) contract.Contract {
 }
 
 func TestContractStoreLifecycle(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -126,6 +127,7 @@ func TestContractStoreLifecycle(t *testing.T) {
 }
 
 func TestContractStoreActorNames(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -289,27 +291,28 @@ func ids(cs []contract.Contract) []int64 {
 }
 
 func TestContractStoreFilters(t *testing.T) {
-	t.Run("filter then sort", func(t *testing.T) { testFilters(t) })
+	t.Parallel()
+	t.Run("filter then sort", func(t *testing.T) { t.Parallel(); testFilters(t, func(*sqlite.ContractStore) {}) })
 	t.Run("walk the sort order", func(t *testing.T) {
-		defer sqlite.SetWalkThreshold(0)()
-		testFilters(t)
+		t.Parallel()
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetWalkThreshold(0) })
 	})
 	// Past the probe, a search for a common word reads the statuses'
 	// range of contracts_search (or, with no status, the trigram index).
 	t.Run("common words", func(t *testing.T) {
-		defer sqlite.SetSearchProbe(0)()
-		testFilters(t)
+		t.Parallel()
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0) })
 	})
 	t.Run("common words, walk the sort order", func(t *testing.T) {
-		defer sqlite.SetSearchProbe(0)()
-		defer sqlite.SetWalkThreshold(0)()
-		testFilters(t)
+		t.Parallel()
+		testFilters(t, func(s *sqlite.ContractStore) { s.SetSearchProbe(0); s.SetWalkThreshold(0) })
 	})
 }
 
-func testFilters(t *testing.T) {
+func testFilters(t *testing.T, setup func(*sqlite.ContractStore)) {
 	ctx := context.Background()
 	s, uid := openContracts(t)
+	setup(s)
 	all := seed(t, s, uid, 120)
 	d := func(days int) *time.Time { return ptr(contractT0.AddDate(0, 0, days)) }
 	filters := map[string]contract.Filter{
@@ -391,6 +394,7 @@ func testFilters(t *testing.T) {
 }
 
 func TestContractStoreListItem(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -421,6 +425,7 @@ func TestContractStoreListItem(t *testing.T) {
 }
 
 func TestContractStoreSearchFollowsEdits(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -452,6 +457,7 @@ func TestContractStoreSearchFollowsEdits(t *testing.T) {
 }
 
 func TestContractStoreDocuments(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -512,6 +518,7 @@ func TestContractStoreDocuments(t *testing.T) {
 }
 
 func TestContractStoreDueForExpiry(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	s, uid := openContracts(t)
@@ -539,6 +546,7 @@ func TestContractStoreDueForExpiry(t *testing.T) {
 }
 
 func TestContractStoreAmountRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, uid := openContracts(t)
 	for i, a := range []string{"0", "0.1", "0.2", "0.30", "19.99", "1000000.01", "999999999999999.99"} {
@@ -562,32 +570,4 @@ func TestContractStoreAmountRoundTrip(t *testing.T) {
 		}
 	}
 	is.Equal(sum.StringFixed(2), "0.30") // 0.1 + 0.2 is 0.30 after a round trip
-}
-
-// TestContractPlannerStatistics checks that the hand-written planner
-// statistics of migration 0003 are in place on every connection: the read
-// pool plans list queries with them from its first query.
-func TestContractPlannerStatistics(t *testing.T) {
-	is := is.New(t)
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"))
-	is.NoErr(err)
-	defer db.Close()
-	var n int
-	is.NoErr(db.Read().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'contracts'`).Scan(&n))
-	is.Equal(n, 19) // one row per index of contracts
-	var plan []string
-	rows, err := db.Read().QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c WHERE c.status IN (4) AND c.end_date >= 0 AND c.end_date <= 10`)
-	is.NoErr(err)
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		is.NoErr(rows.Scan(&id, &parent, &unused, &detail))
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	is.Equal(plan, []string{"SEARCH c USING COVERING INDEX contracts_status_end (status=? AND end_date>? AND end_date<?)"}) // status and dates from one index, on an empty table
-	var detail string
-	is.NoErr(db.Read().QueryRowContext(ctx, `EXPLAIN QUERY PLAN SELECT count(*) FROM contracts c`).Scan(new(int), new(int), new(int), &detail))
-	is.Equal(detail, "SCAN contracts USING COVERING INDEX contracts_amount") // a narrow index, not the searched text's
 }

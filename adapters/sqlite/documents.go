@@ -10,7 +10,7 @@ import (
 
 const documentColumns = `id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by, kind`
 
-func scanDocument(s scanner) (contract.Document, error) {
+func scanDocument(s rowScanner) (contract.Document, error) {
 	var d contract.Document
 	var at int64
 	err := s.Scan(&d.ID, &d.ContractID, &d.FileName, &d.ContentType, &d.Size, &d.SHA256, &d.StorageKey, &at, &d.UploadedBy, &d.Kind)

@@ -48,6 +48,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, *sqlite.IdentityStore, int64, in
 }
 
 func TestIdentityMigration(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db, _, _, _ := identityFixture(t)
 	names, err := db.Migrations(context.Background())
@@ -56,6 +57,7 @@ func TestIdentityMigration(t *testing.T) {
 }
 
 func TestUserByEmail(t *testing.T) {
+	t.Parallel()
 	_, st, ada, _ := identityFixture(t)
 	ctx := context.Background()
 	tests := []struct {
@@ -93,6 +95,7 @@ func TestUserByEmail(t *testing.T) {
 }
 
 func TestLinkIdentity(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db, st, ada, bob := identityFixture(t)
 	ctx := context.Background()
@@ -158,6 +161,7 @@ func TestLinkIdentity(t *testing.T) {
 }
 
 func TestProvisionUser(t *testing.T) {
+	t.Parallel()
 	db, st, ada, _ := identityFixture(t)
 	ctx := context.Background()
 	roles := sqlite.NewRoleStore(db)
@@ -215,6 +219,7 @@ func TestProvisionUser(t *testing.T) {
 }
 
 func TestSetUserState(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	_, st, ada, _ := identityFixture(t)
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "prune.db"))

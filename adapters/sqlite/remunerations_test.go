@@ -30,6 +30,7 @@ func rem(staffID int64, date, rate string) remuneration.Remuneration {
 }
 
 func TestRemunerationStore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := open(t)
 	us := sqlite.NewUserStore(db)
@@ -133,6 +134,7 @@ func TestRemunerationStore(t *testing.T) {
 }
 
 func TestPQEAdjustmentStore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := open(t)
 	us := sqlite.NewUserStore(db)

@@ -19,12 +19,6 @@ var _ ports.RoleStore = (*RoleStore)(nil)
 // NewRoleStore returns the role store of db.
 func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
 
-// queryer is what both *sql.DB and *sql.Tx offer for reads.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // loadRoles reads roles with their permissions in one query (no query per
 // role), ordered by name.
 func loadRoles(ctx context.Context, q queryer, where string, args ...any) ([]account.Role, error) {

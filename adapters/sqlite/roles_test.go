@@ -26,6 +26,7 @@ func roleNames(rs []account.Role) []string {
 }
 
 func TestRoleCRUD(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _ := bootstrapped(t)
 	s := NewRoleStore(db)
@@ -148,6 +149,7 @@ func TestRoleCRUD(t *testing.T) {
 }
 
 func TestLastAdminGuard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	notAdmin := account.RoleInput{Name: account.AdministratorRole}
 	tests := []struct {
@@ -258,6 +260,7 @@ func TestLastAdminGuard(t *testing.T) {
 }
 
 func TestUserRoles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, as := bootstrapped(t)
 	s := NewRoleStore(db)

@@ -245,16 +245,7 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // EvidencePending implements ports.SigningStore, through the partial
@@ -264,16 +255,7 @@ func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64,
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // SetEvidence implements ports.SigningStore.

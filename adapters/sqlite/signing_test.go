@@ -64,6 +64,7 @@ func newSubmission(t *testing.T, s *sqlite.SigningStore, templateID int64, prefi
 }
 
 func TestSigningTemplates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("create and read back", func(t *testing.T) {
 		is := is.New(t)
@@ -107,6 +108,7 @@ func TestSigningTemplates(t *testing.T) {
 }
 
 func TestSigningSubmissions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("create and read back", func(t *testing.T) {
 		is := is.New(t)
@@ -267,6 +269,7 @@ func TestSigningSubmissions(t *testing.T) {
 // TestSigningQueriesUseIndexes checks the plans of the lookups by slug,
 // by template and of the expiry sweep.
 func TestSigningQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	db, _ := openSigning(t)
 	tests := []struct {
 		query string
@@ -304,6 +307,7 @@ func TestSigningQueriesUseIndexes(t *testing.T) {
 }
 
 func TestSigningEvidenceMark(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, s := openSigning(t)
 	tpl := newTemplate(t, s, "ev")

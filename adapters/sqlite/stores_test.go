@@ -11,6 +11,7 @@ import (
 // TestStoreSuites holds the SQLite stores (with the document folder that
 // keeps their bytes on this engine) to the engine-neutral suites.
 func TestStoreSuites(t *testing.T) {
+	t.Parallel()
 	porttest.StoreSuites(t, func(t *testing.T) porttest.Stores {
 		db := openDB(t)
 		blobs, err := blobfs.Open(t.TempDir(), rand.Reader)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTOTPStorePort(t *testing.T) {
+	t.Parallel()
 	porttest.TOTPStore(t, func(t *testing.T) porttest.TOTPStores {
 		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "counsel.db"))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 // The port's contract is in totp_port_test.go; this checks what only the
 // storage form can get wrong.
 func TestTOTPStoredRecoveryHashes(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db, accounts := bootstrapped(t)
 	uid := addUser(t, accounts, "jane@example.com")

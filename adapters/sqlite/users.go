@@ -175,25 +175,6 @@ func globEscape(s string) string {
 
 var globEscaper = strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]")
 
-// placeholders returns n comma-separated question marks.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
-}
-
-// readTx runs fn in a transaction on the read pool, so that a count and
-// its page see the same snapshot.
-func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.read.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // Users implements ports.UserStore. The page is read first: when it is not
 // full it tells the count itself (offset + its length), so the count's
 // scan over every match is needed only when more may follow.
@@ -618,20 +599,12 @@ func offeringReviewers(ctx context.Context, q queryer, offeringID int64) ([]int6
 	return out, rows.Err()
 }
 
-func int64Args(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
-}
-
 // AddReviewers implements ports.UserStore.
 func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
 	var out []int64
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
 		// Find the first unknown id in one query rather than one per user.
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE deleted_at IS NULL AND id IN (`+placeholders(len(userIDs))+`)`, int64Args(userIDs)...)
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM users WHERE deleted_at IS NULL AND id IN (`+placeholders(len(userIDs))+`)`, intArgs(userIDs)...)
 		if err != nil {
 			return err
 		}
@@ -668,7 +641,7 @@ func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs 
 func (s *UserStore) RemoveReviewers(ctx context.Context, offeringID int64, userIDs []int64) ([]int64, error) {
 	var out []int64
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
-		args := append([]any{offeringID}, int64Args(userIDs)...)
+		args := append([]any{offeringID}, intArgs(userIDs)...)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM offering_reviewers WHERE offering_id = ? AND user_id IN (`+placeholders(len(userIDs))+`)`, args...); err != nil {
 			return err
 		}

@@ -57,6 +57,7 @@ func names(us []user.User) []string {
 }
 
 func TestUserStoreCreateAndRead(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := open(t)
 	s := sqlite.NewUserStore(db)
@@ -102,6 +103,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 }
 
 func TestUserStoreList(t *testing.T) {
+	t.Parallel()
 	db := open(t)
 	s := sqlite.NewUserStore(db)
 	o1, _ := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
@@ -168,6 +170,7 @@ func TestUserStoreList(t *testing.T) {
 }
 
 func TestUserStoreUpdate(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := open(t)
 	s := sqlite.NewUserStore(db)
@@ -225,6 +228,7 @@ func TestUserStoreUpdate(t *testing.T) {
 }
 
 func TestUserStoreDelete(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	db := open(t)
 	s := sqlite.NewUserStore(db)
@@ -260,6 +264,7 @@ func TestUserStoreDelete(t *testing.T) {
 }
 
 func TestOfficeStore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := sqlite.NewUserStore(open(t))
 	os, err := s.Offices(ctx)
@@ -285,6 +290,7 @@ func TestOfficeStore(t *testing.T) {
 }
 
 func TestReviewerStore(t *testing.T) {
+	t.Parallel()
 	is := is.New(t)
 	s := sqlite.NewUserStore(open(t))
 	var ids []int64

@@ -8,6 +8,7 @@ package apptest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/http/openapitest"
@@ -325,5 +328,31 @@ func (s *Server) ensureEmptyRole(t testing.TB) {
 	r := s.Do(t, "POST", "/api/roles", s.Admin(t), map[string]any{"name": "no-permissions"})
 	if r.Status != 201 && r.Status != 409 {
 		t.Fatalf("create empty role: %d %s", r.Status, r.Body)
+	}
+}
+
+// Exec runs a statement on the server's database outside every store,
+// whatever the engine: tests that break the schema on purpose use it.
+func (s *Server) Exec(t testing.TB, statement string) {
+	t.Helper()
+	ctx := context.Background()
+	if Engine() == "postgres" {
+		conn, err := pgx.Connect(ctx, s.Config.DB)
+		if err != nil {
+			t.Fatalf("exec: %v", err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, statement); err != nil {
+			t.Fatalf("exec %s: %v", statement, err)
+		}
+		return
+	}
+	db, err := sql.Open("sqlite", s.App.DB().Path())
+	if err != nil {
+		t.Fatalf("exec: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, statement); err != nil {
+		t.Fatalf("exec %s: %v", statement, err)
 	}
 }

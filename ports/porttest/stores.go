@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,6 +178,59 @@ func AccountsSuite(t *testing.T, s Stores) {
 	is.Equal(code(s.Accounts.Refresh(ctx, []byte("unknown"), func(*account.RefreshState) error { return nil })), domain.ENOTFOUND)
 	_, err = s.Accounts.SessionByRefreshHash(ctx, []byte("unknown"))
 	is.Equal(code(err), domain.ENOTFOUND)
+
+	// One refresh token presented at once by several clients: exactly one
+	// rotates it; every other sees it used and revokes the session (reuse).
+	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "sess-race", UserID: staffID, Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("race-0")))
+	const racers = 8
+	var wg sync.WaitGroup
+	results := make(chan struct {
+		rotated, revoked bool
+		err              error
+	}, racers)
+	for i := 1; i <= racers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var rotated, revoked bool // as the last call of fn decided
+			err := s.Accounts.Refresh(ctx, []byte("race-0"), func(r *account.RefreshState) error {
+				rotated, revoked = false, false
+				switch {
+				case r.Used:
+					r.Revoke, revoked = r.Session.RevokedAt == nil, true
+				case r.Session.RevokedAt == nil:
+					r.NewTokenHash, rotated = []byte(fmt.Sprint("race-", i)), true
+				}
+				return nil
+			})
+			results <- struct {
+				rotated, revoked bool
+				err              error
+			}{rotated, revoked, err}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	winners, reusers := 0, 0
+	for r := range results {
+		is.NoErr(r.err)
+		if r.rotated {
+			winners++
+		}
+		if r.revoked {
+			reusers++
+		}
+	}
+	is.Equal(winners, 1)        // exactly one rotation
+	is.Equal(reusers, racers-1) // every other saw a reuse
+	found := 0
+	for i := 1; i <= racers; i++ {
+		if got, err := s.Accounts.SessionByRefreshHash(ctx, []byte(fmt.Sprint("race-", i))); err == nil {
+			found++
+			is.True(got.RevokedAt != nil) // the reuse revoked the session
+		}
+	}
+	is.Equal(found, 1) // one new token stored
 
 	// Revocation, one session and all of a user's.
 	for i, id := range []string{"sess-2", "sess-3"} {

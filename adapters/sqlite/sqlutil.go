@@ -1,0 +1,60 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// The small helpers every store shares, in one place.
+
+// queryer is what *sql.DB, *sql.Tx and reader offer for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// rowScanner is a *sql.Row or *sql.Rows: what the scan functions read.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// placeholders returns n comma-separated question marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// intArgs turns ids or enumerated values into query arguments (int64).
+func intArgs[T ~int | ~int64](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = int64(v)
+	}
+	return out
+}
+
+// readTx runs fn in a transaction on the read pool, so that a count and
+// its page see the same snapshot.
+func (db *DB) readTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// scanIDs reads the one integer column of rows and closes them.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
