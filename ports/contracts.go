@@ -44,9 +44,12 @@ type ContractStore interface {
 	DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error)
 
 	// AddDocument records document d of contract d.ContractID (its ID is
-	// assigned) with the entries of audit. ENOTFOUND if the contract is
-	// unknown; ECONFLICT when it already holds contract.MaxDocuments.
-	AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry) (contract.Document, error)
+	// assigned) with the entries of audit, after check (nil: none) has
+	// accepted the number of documents the contract holds, counted in the
+	// same transaction (contract.CheckRoomForDocument). ENOTFOUND if the
+	// contract is unknown; an error from check is returned as is, with
+	// nothing written.
+	AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry, check func(documents int) error) (contract.Document, error)
 	// Documents lists a contract's documents, oldest first. ENOTFOUND if
 	// the contract is unknown.
 	Documents(ctx context.Context, contractID int64) ([]contract.Document, error)

@@ -25,16 +25,19 @@ type UserStore interface {
 	// CreateUser adds u with the password hash ("" for none) and the roles
 	// roleIDs (nil: the default roles) and returns its profile with roles.
 	// ECONFLICT for an email an undeleted user has; ENOTFOUND for an
-	// unknown office or role.
-	CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64) (user.Profile, error)
-	// UpdateUser loads a user, lets fn change it (fn validates), saves it
+	// unknown office or role. check (nil: none) runs first, in the same
+	// transaction (account.RoleCheck, with no roles held).
+	CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error)
+	// UpdateUser runs check (nil: none) with the user's roles
+	// (account.RoleCheck; none for an unknown user), loads the user, lets
+	// fn change it (fn validates), saves it
 	// and, when roleIDs is not nil, replaces the user's roles, then runs
 	// keep with the active system administrators counted before and after
 	// (account.KeepAnAdmin), all in one transaction; it returns the
 	// profile with roles. ENOTFOUND for an unknown user, office or role;
-	// ECONFLICT for a taken email. An error from fn or keep rolls back and
-	// is returned as is; a nil keep checks nothing.
-	UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error)
+	// ECONFLICT for a taken email. An error from check, fn or keep rolls
+	// back and is returned as is; a nil keep checks nothing.
+	UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error)
 	// DeleteUser soft-deletes a user, revokes their sessions and runs keep
 	// as UpdateUser does, in one transaction; remunerations and PQE
 	// adjustments stay. ENOTFOUND.

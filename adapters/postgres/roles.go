@@ -144,6 +144,30 @@ func checkRole(ctx context.Context, x q, id int64, check func(account.Role) erro
 	return check(cur)
 }
 
+// runRoleCheck runs check (nil: none) with the roles user userID holds
+// (none when 0, unknown or deleted) and a role lookup. The user's row is
+// locked first (a role given meanwhile needs a key-share lock on it) and
+// each role looked up is locked (lockRole), so what check saw holds until
+// commit.
+func runRoleCheck(ctx context.Context, x q, userID int64, check account.RoleCheck) error {
+	if check == nil {
+		return nil
+	}
+	var held []account.Role
+	if userID != 0 {
+		if _, err := x.exec(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL FOR UPDATE`, userID); err != nil {
+			return err
+		}
+		var err error
+		held, err = loadRoles(ctx, x, `JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?
+			JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL`, userID)
+		if err != nil {
+			return err
+		}
+	}
+	return check(held, func(id int64) (account.Role, error) { return lockRole(ctx, x, id) })
+}
+
 // DeleteRole implements ports.RoleStore.
 func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account.Role) error, keep account.AdminRule) error {
 	return s.db.accessTx(ctx, func(x q) error {

@@ -332,9 +332,12 @@ func setUserRoles(ctx context.Context, x q, userID int64, ids *[]int64) error {
 }
 
 // CreateUser implements ports.UserStore.
-func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64) (user.Profile, error) {
+func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileTx(ctx, func(x q) error {
+		if err := runRoleCheck(ctx, x, 0, check); err != nil {
+			return err
+		}
 		id, err := insertUser(ctx, x, u, passwordHash, s.db.Now())
 		if err != nil {
 			return err
@@ -392,9 +395,12 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 // UpdateUser implements ports.UserStore. The user's row is locked, and
 // the last-administrator rule is decided under a transaction-level
 // advisory lock, so two instances cannot each remove one of the last two.
-func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
+func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileTx(ctx, func(x q) error {
+		if err := runRoleCheck(ctx, x, id, check); err != nil {
+			return err
+		}
 		err := guardLastAdmin(ctx, x, keep, func() error {
 			u, err := loadUser(ctx, x, id, " FOR UPDATE OF u")
 			if err != nil {

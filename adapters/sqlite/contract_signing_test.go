@@ -123,7 +123,7 @@ func TestDocumentByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := st.AddDocument(ctx, contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF, Size: 3,
-		SHA256: "00", StorageKey: "k1", UploadedAt: contractT0, UploadedBy: uid}, nil)
+		SHA256: "00", StorageKey: "k1", UploadedAt: contractT0, UploadedBy: uid}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -470,11 +470,11 @@ func TestContractStoreDocuments(t *testing.T) {
 			SHA256: strings.Repeat("a", 64), UploadedAt: contractT0, UploadedBy: uid, StorageKey: fmt.Sprintf("%032x", i)}
 	}
 	added := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: contractT0, Details: "f1.pdf"}}
-	d1, err := s.AddDocument(ctx, doc(1), added)
+	d1, err := s.AddDocument(ctx, doc(1), added, nil)
 	is.NoErr(err)                              // added
 	is.True(d1.ID > 0)                         // id assigned
 	is.Equal(d1.StorageKey, doc(1).StorageKey) // key kept
-	_, err = s.AddDocument(ctx, contract.Document{ContractID: 999, StorageKey: "k"}, nil)
+	_, err = s.AddDocument(ctx, contract.Document{ContractID: 999, StorageKey: "k"}, nil, nil)
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // unknown contract
 
 	_, err = s.Document(ctx, other.ID, d1.ID)
@@ -486,10 +486,10 @@ func TestContractStoreDocuments(t *testing.T) {
 	is.Equal(got, d1) // read back
 
 	for i := 2; i <= contract.MaxDocuments; i++ {
-		_, err := s.AddDocument(ctx, doc(i), nil)
+		_, err := s.AddDocument(ctx, doc(i), nil, contract.CheckRoomForDocument)
 		is.NoErr(err)
 	}
-	_, err = s.AddDocument(ctx, doc(contract.MaxDocuments+1), nil)
+	_, err = s.AddDocument(ctx, doc(contract.MaxDocuments+1), nil, contract.CheckRoomForDocument)
 	is.Equal(domain.ErrorCode(err), domain.ECONFLICT) // at most 100 documents
 	list, err := s.Documents(ctx, c.ID)
 	is.NoErr(err)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 
-	"counsel/domain"
 	"counsel/domain/contract"
 )
 
@@ -58,18 +57,20 @@ func loadDocument(ctx context.Context, q queryer, contractID, docID int64) (cont
 }
 
 // AddDocument implements ports.ContractStore.
-func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry) (contract.Document, error) {
+func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry, check func(int) error) (contract.Document, error) {
 	var out contract.Document
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		if err := contractExists(ctx, tx, d.ContractID); err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contract_documents WHERE contract_id = ?`, d.ContractID).Scan(&n); err != nil {
-			return err
-		}
-		if n >= contract.MaxDocuments {
-			return domain.Errorf(domain.ECONFLICT, "a contract holds at most %d documents; remove one first", contract.MaxDocuments)
+		if check != nil {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM contract_documents WHERE contract_id = ?`, d.ContractID).Scan(&n); err != nil {
+				return err
+			}
+			if err := check(n); err != nil {
+				return err
+			}
 		}
 		id, err := insertDocument(ctx, tx, d)
 		if err != nil {

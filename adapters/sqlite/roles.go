@@ -136,6 +136,24 @@ func checkRole(ctx context.Context, q queryer, id int64, check func(account.Role
 	return check(cur)
 }
 
+// runRoleCheck runs check (nil: none) with the roles user userID holds
+// (none when 0, unknown or deleted) and a role lookup, all read in tx.
+func runRoleCheck(ctx context.Context, tx *sql.Tx, userID int64, check account.RoleCheck) error {
+	if check == nil {
+		return nil
+	}
+	var held []account.Role
+	if userID != 0 {
+		var err error
+		held, err = loadRoles(ctx, tx, `JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?
+			JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL`, userID)
+		if err != nil {
+			return err
+		}
+	}
+	return check(held, func(id int64) (account.Role, error) { return loadRole(ctx, tx, id) })
+}
+
 // SetRolePermissions implements ports.RoleStore.
 func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(account.Role) (account.PermissionSet, error)) (account.Role, error) {
 	var r account.Role

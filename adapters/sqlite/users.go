@@ -376,9 +376,12 @@ func setUserRoles(ctx context.Context, tx *sql.Tx, userID int64, ids *[]int64) e
 }
 
 // CreateUser implements ports.UserStore.
-func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64) (user.Profile, error) {
+func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
+		if err := runRoleCheck(ctx, tx, 0, check); err != nil {
+			return err
+		}
 		id, err := insertUser(ctx, tx, u, passwordHash, s.db.Now())
 		if err != nil {
 			return err
@@ -434,9 +437,12 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 }
 
 // UpdateUser implements ports.UserStore.
-func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
+func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
+		if err := runRoleCheck(ctx, tx, id, check); err != nil {
+			return err
+		}
 		u, err := loadUser(ctx, tx, id)
 		if err != nil {
 			return err

@@ -44,7 +44,7 @@ func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName st
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 		Details: fmt.Sprintf("%s (%d bytes, sha256 %s)", d.FileName, d.Size, d.SHA256)}}
-	saved, err := s.d.Store.AddDocument(ctx, d, audit)
+	saved, err := s.d.Store.AddDocument(ctx, d, audit, contract.CheckRoomForDocument)
 	if err != nil {
 		s.deleteBlob(ctx, d)
 		return contract.Document{}, err

@@ -19,16 +19,15 @@ import (
 const MaxLimit = 100
 
 // RoleLookup is the part of ports.RoleStore the service reads: which
-// roles exist and are system-admin roles, and which a user holds.
+// roles a user holds, before a password or authenticator change.
 type RoleLookup interface {
-	Role(ctx context.Context, id int64) (account.Role, error)
 	UserRoles(ctx context.Context, userID int64) ([]account.Role, error)
 }
 
 // Deps are the ports the service uses.
 type Deps struct {
 	Store ports.UserStore
-	// Roles tells which roles are system-admin roles.
+	// Roles tells which roles a user holds.
 	Roles RoleLookup
 	// Hasher hashes the password of a new user.
 	Hasher ports.PasswordHasher
@@ -99,54 +98,66 @@ func (s *Service) User(ctx context.Context, id int64) (user.Profile, error) {
 	return prof, nil
 }
 
-// checkRoles refuses too many or malformed role ids (EINVALID), roles that
-// do not exist (ENOTFOUND), and giving a role the caller may not give
-// (EFORBIDDEN, account.CheckAssignRole): holding UsersCreate or UsersEdit
-// must not be a way to make an administrator or to hand out permissions
-// the caller lacks. Roles in held (the user's current ones) are not
-// being given and pass.
-func (s *Service) checkRoles(ctx context.Context, p account.Principal, ids *[]int64, held []account.Role) error {
-	if err := user.ValidateRoleIDs(ids); err != nil {
-		return err
-	}
-	if ids == nil {
+// roleCheck is the check the store runs, in the transaction that writes
+// the user, on the roles user id holds (none for a new user: id 0) and the
+// roles looked up by id there. It refuses, in this order: a caller acting
+// on another user whose roles grant more than the caller holds
+// (account.CheckTakeover: holding UsersEdit must not be a way to take over
+// a stronger account through its password or email); too many or
+// malformed role ids (EINVALID); roles that do not exist (ENOTFOUND); and
+// giving a role the caller may not give (EFORBIDDEN,
+// account.CheckAssignRole: holding UsersCreate or UsersEdit must not be a
+// way to make an administrator or to hand out permissions the caller
+// lacks). Roles the user holds are not being given and pass.
+func roleCheck(p account.Principal, id int64, ids *[]int64) account.RoleCheck {
+	return func(held []account.Role, role func(int64) (account.Role, error)) error {
+		if id != 0 {
+			if err := account.CheckTakeover(p, id, held); err != nil {
+				return err
+			}
+		}
+		if err := user.ValidateRoleIDs(ids); err != nil {
+			return err
+		}
+		if ids == nil {
+			return nil
+		}
+		has := map[int64]bool{}
+		for _, r := range held {
+			has[r.ID] = true
+		}
+		for _, rid := range *ids {
+			r, err := role(rid)
+			if domain.ErrorCode(err) == domain.ENOTFOUND {
+				return domain.Errorf(domain.ENOTFOUND, "role %d not found", rid)
+			} else if err != nil {
+				return err
+			}
+			if has[rid] {
+				continue
+			}
+			if err := account.CheckAssignRole(p, r); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	has := map[int64]bool{}
-	for _, r := range held {
-		has[r.ID] = true
-	}
-	for _, id := range *ids {
-		r, err := s.d.Roles.Role(ctx, id)
-		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			return domain.Errorf(domain.ENOTFOUND, "role %d not found", id)
-		} else if err != nil {
-			return err
-		}
-		if has[id] {
-			continue
-		}
-		if err := account.CheckAssignRole(p, r); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // guardTakeover refuses a caller acting on another user whose roles grant
-// more than the caller holds (account.CheckTakeover): holding UsersEdit
-// must not be a way to take over a stronger account through its password
-// or email. It returns the user's roles. (Deleting stays with
-// UsersDelete, as the spec says; account.KeepAnAdmin keeps the last
-// administrator, run by the store in its transaction.)
-func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) ([]account.Role, error) {
+// more than the caller holds (account.CheckTakeover) before a password or
+// authenticator change, which other services write. (Changes to the user
+// run the same check in the store's transaction: roleCheck. Deleting
+// stays with UsersDelete, as the spec says; account.KeepAnAdmin keeps the
+// last administrator, run by the store in its transaction.)
+func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) error {
 	roles, err := s.d.Roles.UserRoles(ctx, id)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return nil, nil // the store answers 404 itself
+		return nil // the store answers 404 itself
 	} else if err != nil {
-		return nil, err
+		return err
 	}
-	return roles, account.CheckTakeover(p, id, roles)
+	return account.CheckTakeover(p, id, roles)
 }
 
 // addFields copies the field errors of an EINVALID err into f.
@@ -179,7 +190,9 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 	if err := f.Err(); err != nil {
 		return user.Profile{}, err
 	}
-	if err := s.checkRoles(ctx, p, in.RoleIDs, nil); err != nil {
+	// Malformed role ids answer before the password is hashed; the store
+	// runs the whole check again in its transaction.
+	if err := user.ValidateRoleIDs(in.RoleIDs); err != nil {
 		return user.Profile{}, err
 	}
 	hash := ""
@@ -188,7 +201,7 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 			return user.Profile{}, err
 		}
 	}
-	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs)
+	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs, roleCheck(p, 0, in.RoleIDs))
 	if err != nil {
 		return user.Profile{}, err
 	}
@@ -202,14 +215,7 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	if err != nil {
 		return user.Profile{}, err
 	}
-	held, err := s.guardTakeover(ctx, p, id)
-	if err != nil {
-		return user.Profile{}, err
-	}
-	if err := s.checkRoles(ctx, p, in.RoleIDs, held); err != nil {
-		return user.Profile{}, err
-	}
-	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, func(u *user.User) error {
+	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, roleCheck(p, id, in.RoleIDs), func(u *user.User) error {
 		u.Apply(in.Patch)
 		return u.Validate()
 	}, account.KeepAnAdmin(account.LastAdminChange))
@@ -255,7 +261,7 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 	if id < 0 {
 		return domain.Errorf(domain.ENOTFOUND, "user not found")
 	}
-	if _, err := s.guardTakeover(ctx, p, id); err != nil {
+	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
 	return s.d.Passwords.SetPassword(ctx, id, password)
@@ -273,7 +279,7 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	}
 	// Resetting the second factor of a stronger account is a step to
 	// taking it over, like setting its password.
-	if _, err := s.guardTakeover(ctx, p, id); err != nil {
+	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
 	keep := ""

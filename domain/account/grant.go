@@ -100,3 +100,11 @@ func CheckTakeover(p Principal, targetID int64, targetRoles []Role) error {
 	}
 	return nil
 }
+
+// RoleCheck decides whether a change to a user may go ahead, given the
+// roles the user holds (nil for a new or unknown user) and a lookup of
+// roles by id (ENOTFOUND for an unknown one). Stores read both inside the
+// change's transaction and call it before writing, so a role given or
+// taken meanwhile cannot slip past; an error rolls the change back and is
+// returned as is.
+type RoleCheck func(held []Role, role func(id int64) (Role, error)) error

@@ -223,3 +223,14 @@ func CleanFileName(name, contentType string) string {
 	}
 	return name
 }
+
+// CheckRoomForDocument is the MaxDocuments rule: a contract already
+// holding n documents takes no more (ECONFLICT). Stores count and call it
+// in the transaction that adds the document, so two uploads at once
+// cannot both take the last place.
+func CheckRoomForDocument(n int) error {
+	if n >= MaxDocuments {
+		return domain.Errorf(domain.ECONFLICT, "a contract holds at most %d documents; remove one first", MaxDocuments)
+	}
+	return nil
+}

@@ -74,7 +74,7 @@ func AdminRuleSuite(t *testing.T, s Stores) {
 
 	// UpdateUser and DeleteUser count too, and roll back on refusal.
 	seen = nil
-	_, err = s.Users.UpdateUser(ctx, uid, nil, func(u *user.User) error { u.Active = false; return nil }, record(boom))
+	_, err = s.Users.UpdateUser(ctx, uid, nil, nil, func(u *user.User) error { u.Active = false; return nil }, record(boom))
 	is.Equal(err, boom)
 	p, err := s.Users.Profile(ctx, uid, false)
 	is.NoErr(err)
@@ -124,7 +124,7 @@ func AdminRuleSuite(t *testing.T, s Stores) {
 	// With none left, the rule lets an administrator be made again.
 	seen = nil
 	is.NoErr(s.Roles.AddUserRole(ctx, adminID, adminRole.ID, nil))
-	_, err = s.Users.UpdateUser(ctx, adminID, nil, func(*user.User) error { return nil }, record(nil))
+	_, err = s.Users.UpdateUser(ctx, adminID, nil, nil, func(*user.User) error { return nil }, record(nil))
 	is.NoErr(err)
 	is.Equal(seen, []account.AdminCount{{Before: 1, After: 1}})
 }

@@ -92,12 +92,12 @@ func ContractsSuite(t *testing.T, s Stores) {
 	// Documents.
 	doc := contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF, Size: 10, SHA256: strings.Repeat("a", 64),
 		StorageKey: "key-1", UploadedAt: T0, UploadedBy: uid}
-	d1, err := s.Contracts.AddDocument(ctx, doc, []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "a.pdf"}})
+	d1, err := s.Contracts.AddDocument(ctx, doc, []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "a.pdf"}}, nil)
 	is.NoErr(err)
 	is.True(d1.ID > 0)
 	is.Equal(d1.StorageKey, "key-1")
 	doc.StorageKey, doc.FileName = "key-2", "b.pdf"
-	d2, err := s.Contracts.AddDocument(ctx, doc, nil)
+	d2, err := s.Contracts.AddDocument(ctx, doc, nil, nil)
 	is.NoErr(err)
 	docs, err := s.Contracts.Documents(ctx, c.ID)
 	is.NoErr(err)
@@ -105,7 +105,7 @@ func ContractsSuite(t *testing.T, s Stores) {
 	_, err = s.Contracts.Documents(ctx, 999)
 	is.Equal(code(err), domain.ENOTFOUND)
 	doc.ContractID = 999
-	_, err = s.Contracts.AddDocument(ctx, doc, nil)
+	_, err = s.Contracts.AddDocument(ctx, doc, nil, nil)
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, err = s.Contracts.Document(ctx, c.ID, 999)
 	is.Equal(code(err), domain.ENOTFOUND)
@@ -173,12 +173,38 @@ func ContractsSuite(t *testing.T, s Stores) {
 	doc.ContractID = c2.ID
 	for i := 0; i < contract.MaxDocuments; i++ {
 		doc.StorageKey = fmt.Sprint("many-", i)
-		_, err := s.Contracts.AddDocument(ctx, doc, nil)
+		_, err := s.Contracts.AddDocument(ctx, doc, nil, contract.CheckRoomForDocument)
 		is.NoErr(err)
 	}
 	doc.StorageKey = "one-too-many"
-	_, err = s.Contracts.AddDocument(ctx, doc, nil)
+	_, err = s.Contracts.AddDocument(ctx, doc, nil, contract.CheckRoomForDocument)
 	is.Equal(code(err), domain.ECONFLICT)
+	is.Equal(err.Error(), contract.CheckRoomForDocument(contract.MaxDocuments).Error())
+
+	// check sees the documents counted in the store's transaction, and its
+	// refusal writes neither the document nor its audit entries.
+	c3, err := s.Contracts.CreateContract(ctx, contract.Contract{UUID: "c3", Name: "Checked", Type: contract.Other, Status: contract.Draft, CreatedAt: T0, UpdatedAt: T0}, created(uid, T0))
+	is.NoErr(err)
+	doc.ContractID = c3.ID
+	var counted []int
+	count := func(err error) func(int) error {
+		return func(n int) error { counted = append(counted, n); return err }
+	}
+	for i := range 2 {
+		doc.StorageKey = fmt.Sprint("checked-", i)
+		_, err = s.Contracts.AddDocument(ctx, doc, nil, count(nil))
+		is.NoErr(err)
+	}
+	doc.StorageKey = "refused"
+	_, err = s.Contracts.AddDocument(ctx, doc, []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "refused"}}, count(boom))
+	is.Equal(err, boom)
+	is.Equal(counted, []int{0, 1, 2})
+	docs, err = s.Contracts.Documents(ctx, c3.ID)
+	is.NoErr(err)
+	is.Equal(len(docs), 2)
+	_, n, err = s.Contracts.History(ctx, c3.ID, 10, 0)
+	is.NoErr(err)
+	is.Equal(n, int64(1)) // created only
 }
 
 // listWords make the searched text: "common" is in half the contracts.

@@ -46,7 +46,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite},
 	}
@@ -363,20 +363,20 @@ func UsersSuite(t *testing.T, s Stores) {
 	u.OfficeID, u.IsLegal, u.BillingRate = sydney.ID, true, decimal.MustParse("350.50")
 	adm := T0.AddDate(-5, 0, 0)
 	u.AdmissionDate = &adm
-	p, err := s.Users.CreateUser(ctx, u, "", nil)
+	p, err := s.Users.CreateUser(ctx, u, "", nil, nil)
 	is.NoErr(err)
 	is.True(p.ID > adminID)
 	is.Equal(p.Office.Name, "sydney")
 	is.Equal(p.BillingRate.String(), "350.5")
 	is.True(p.AdmissionDate.Equal(adm))
 	is.Equal(len(p.Roles), 1) // default
-	_, err = s.Users.CreateUser(ctx, newUser("elodie@example.com", "", ""), "", nil)
+	_, err = s.Users.CreateUser(ctx, newUser("elodie@example.com", "", ""), "", nil, nil)
 	is.Equal(code(err), domain.ECONFLICT)
 	bad := newUser("b@example.com", "", "")
 	bad.OfficeID = 999
-	_, err = s.Users.CreateUser(ctx, bad, "", nil)
+	_, err = s.Users.CreateUser(ctx, bad, "", nil, nil)
 	is.Equal(code(err), domain.ENOTFOUND)
-	_, err = s.Users.CreateUser(ctx, newUser("b@example.com", "", ""), "", &[]int64{999})
+	_, err = s.Users.CreateUser(ctx, newUser("b@example.com", "", ""), "", &[]int64{999}, nil)
 	is.Equal(code(err), domain.ENOTFOUND)
 
 	names := [][2]string{{"bob", "Adams"}, {"Carol", "adams"}, {"Dan", "Brown"}, {"eve", "Zed"}}
@@ -385,7 +385,7 @@ func UsersSuite(t *testing.T, s Stores) {
 		nu := newUser(fmt.Sprintf("user%d@example.com", i), n[0], n[1])
 		nu.Active = i != 3
 		nu.OfficeID = melb.ID
-		q, err := s.Users.CreateUser(ctx, nu, "", &[]int64{})
+		q, err := s.Users.CreateUser(ctx, nu, "", &[]int64{}, nil)
 		is.NoErr(err)
 		is.Equal(len(q.Roles), 0)
 		ids = append(ids, q.ID)
@@ -429,17 +429,17 @@ func UsersSuite(t *testing.T, s Stores) {
 	}
 
 	// Update: email conflict, roles replaced, last admin kept.
-	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Email = "elodie@example.com"; return nil }, keepUser)
+	_, err = s.Users.UpdateUser(ctx, ids[0], nil, nil, func(u *user.User) error { u.Email = "elodie@example.com"; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT)
-	p, err = s.Users.UpdateUser(ctx, ids[0], &[]int64{1}, func(u *user.User) error { u.FirstName = "Bobby"; return nil }, keepUser)
+	p, err = s.Users.UpdateUser(ctx, ids[0], &[]int64{1}, nil, func(u *user.User) error { u.FirstName = "Bobby"; return nil }, keepUser)
 	is.NoErr(err)
 	is.Equal(p.FirstName, "Bobby")
 	is.Equal(len(p.Roles), 1)
 	got, _ := list(user.Filter{Search: "bobby", Limit: 10})
 	is.Equal(got, []string{"Bobby"}) // search follows the name
-	_, err = s.Users.UpdateUser(ctx, adminID, &[]int64{}, func(*user.User) error { return nil }, keepUser)
+	_, err = s.Users.UpdateUser(ctx, adminID, &[]int64{}, nil, func(*user.User) error { return nil }, keepUser)
 	is.NoErr(err) // Bobby is an administrator now
-	_, err = s.Users.UpdateUser(ctx, ids[0], nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
+	_, err = s.Users.UpdateUser(ctx, ids[0], nil, nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
 	is.Equal(code(err), domain.ECONFLICT) // the last active one
 	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "s1", UserID: ids[1], Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("r")))
 	is.NoErr(s.Users.DeleteUser(ctx, ids[1], T0, keepUser))
@@ -451,7 +451,7 @@ func UsersSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, n := list(user.Filter{Limit: 10})
 	is.Equal(n, int64(5))
-	_, err = s.Users.CreateUser(ctx, newUser("user1@example.com", "Again", ""), "", nil)
+	_, err = s.Users.CreateUser(ctx, newUser("user1@example.com", "Again", ""), "", nil, nil)
 	is.NoErr(err) // a deleted user's email is free
 
 	// Reviewers.
@@ -519,7 +519,7 @@ func RemunerationsSuite(t *testing.T, s Stores) {
 	u := newUser("staff@example.com", "Sam", "Staff")
 	adm := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	u.AdmissionDate = &adm
-	p, err := s.Users.CreateUser(ctx, u, "", nil)
+	p, err := s.Users.CreateUser(ctx, u, "", nil, nil)
 	is.NoErr(err)
 	_, err = s.Remunerations.LatestRemuneration(ctx, p.ID)
 	is.Equal(code(err), domain.ENOTFOUND)

@@ -1,0 +1,90 @@
+package porttest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"counsel/domain"
+	"counsel/domain/account"
+	"counsel/domain/user"
+)
+
+// RoleCheckSuite holds every engine to the contract of the user writes
+// that run the use case's role check (account.RoleCheck) in their
+// transaction: check sees the roles the user holds there and looks roles
+// up there, runs before fn, and its refusal is returned as is with
+// nothing written.
+func RoleCheckSuite(t *testing.T, s Stores) {
+	ctx := context.Background()
+	is := is.New(t)
+	bootstrap(t, s)
+	roles, err := s.Roles.Roles(ctx)
+	is.NoErr(err)
+	adminRole := roles[0]
+	is.True(adminRole.IsSystemAdmin)
+	boom := errors.New("refused by the use case")
+	ids := func(rs []account.Role) []int64 {
+		out := []int64{}
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+
+	uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "target@example.com", FirstName: "T", LastName: "T"})
+	is.NoErr(err)
+	before, err := s.Roles.UserRoles(ctx, uid)
+	is.NoErr(err)
+	// A role given after any read the use case could make before the
+	// call: the check sees it, because it reads in the store's transaction.
+	is.NoErr(s.Roles.AddUserRole(ctx, uid, adminRole.ID, nil))
+	var held []account.Role
+	var looked account.Role
+	var lookErr error
+	fnRan := false
+	_, err = s.Users.UpdateUser(ctx, uid, &[]int64{}, func(h []account.Role, role func(int64) (account.Role, error)) error {
+		held = h
+		looked, _ = role(adminRole.ID)
+		_, lookErr = role(999_999)
+		return boom
+	}, func(u *user.User) error { fnRan = true; u.FirstName = "Changed"; return nil }, nil)
+	is.Equal(err, boom)
+	is.Equal(len(held), len(before)+1)
+	is.Equal(ids(held)[0], adminRole.ID) // "Administrator" sorts first
+	is.Equal(looked, adminRole)
+	is.Equal(code(lookErr), domain.ENOTFOUND)
+	is.True(!fnRan) // check runs first
+	p, err := s.Users.Profile(ctx, uid, true)
+	is.NoErr(err)
+	is.Equal(p.FirstName, "T")            // nothing written
+	is.Equal(len(p.Roles), len(before)+1) // roles not replaced
+	_, err = s.Users.UpdateUser(ctx, uid, nil, func([]account.Role, func(int64) (account.Role, error)) error { return nil },
+		func(u *user.User) error { u.FirstName = "Passed"; return nil }, nil)
+	is.NoErr(err)
+
+	// An unknown user: check sees no roles, then the store answers 404.
+	held = []account.Role{{}}
+	_, err = s.Users.UpdateUser(ctx, 424242, nil, func(h []account.Role, _ func(int64) (account.Role, error)) error { held = h; return nil },
+		func(*user.User) error { return nil }, nil)
+	is.Equal(code(err), domain.ENOTFOUND)
+	is.Equal(len(held), 0)
+
+	// CreateUser: check sees no roles held, looks roles up, and its
+	// refusal creates nobody.
+	held = []account.Role{{}}
+	_, err = s.Users.CreateUser(ctx, newUser("refused@example.com", "R", "R"), "", &[]int64{adminRole.ID},
+		func(h []account.Role, role func(int64) (account.Role, error)) error {
+			held = h
+			looked, _ = role(adminRole.ID)
+			return boom
+		})
+	is.Equal(err, boom)
+	is.Equal(len(held), 0)
+	is.Equal(looked, adminRole)
+	_, n, err := s.Users.Users(ctx, user.Filter{Search: "refused@example.com", Limit: 10})
+	is.NoErr(err)
+	is.Equal(n, int64(0))
+}
