@@ -429,7 +429,11 @@ func TestSignedEvidenceAfterCrash(t *testing.T) {
 	is.Equal(signingContractGet(t, first, tok, id)["status"], "Signed")
 	is.Equal(evidenceKinds(evidenceDocuments(t, first, tok, id)), map[string]int{"original": 3}) // no evidence yet
 	is.True(evidenceSubmission(t, first, tok, id).CombinedDocumentURL == nil)
+	// The crash: the first instance stops, and with it the job lock its
+	// background runner may hold on PostgreSQL (a dead process's session
+	// ends; a live App would keep the lock and the next would wait).
 	first.Server.Close()
+	is.NoErr(first.App.Close()) // stop the first instance
 
 	// The next start, on the same database and documents, makes it.
 	next := apptest.New(t, func(c *app.Config) { c.DB, c.DataDir = first.Config.DB, first.Config.DataDir })
