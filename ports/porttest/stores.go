@@ -246,14 +246,14 @@ func AccountsSuite(t *testing.T, s Stores) {
 
 	// SetPassword resets the counters and revokes.
 	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "sess-4", UserID: staffID, Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("r4")))
-	is.NoErr(s.Accounts.SetPassword(ctx, staffID, "new-hash", T0.Add(3*time.Second)))
+	is.NoErr(s.Accounts.SetPassword(ctx, staffID, "new-hash", T0.Add(3*time.Second), nil))
 	c, _ = s.Accounts.CredentialsByEmail(ctx, "staff@example.com")
 	is.Equal(c.PasswordHash, "new-hash")
 	is.Equal(c.FailedLogins, 0)
 	is.True(c.LockedUntil.IsZero())
 	got, _ = s.Accounts.Session(ctx, "sess-4")
 	is.True(got.RevokedAt != nil)
-	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0)), domain.ENOTFOUND)
+	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0, nil)), domain.ENOTFOUND)
 
 	// Keys newest first; a secret is created once.
 	retired := T0.Add(time.Hour)
