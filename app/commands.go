@@ -74,7 +74,7 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 		if err != nil {
 			return fmt.Errorf("no user has the email %q", email)
 		}
-		return s.SetPassword(ctx, id, hash, time.Now().UTC())
+		return s.SetPassword(ctx, id, hash, time.Now().UTC(), nil)
 	})
 }
 
@@ -93,7 +93,7 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 		return false, fmt.Errorf("no user has the email %q", email)
 	}
 	had := false
-	err = db.TOTP.UpdateTOTP(ctx, id, func(st *account.TOTPAccount) error {
+	err = db.TOTP.UpdateTOTP(ctx, id, nil, func(st *account.TOTPAccount) error {
 		had = st.TOTP != nil
 		st.TOTP = nil
 		st.RevokeSessions = true

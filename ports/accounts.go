@@ -106,8 +106,10 @@ type AccountStore interface {
 	// when none). ECONFLICT for a taken email, EINVALID for an unknown role.
 	CreateUser(ctx context.Context, u account.NewUser) (int64, error)
 	// SetPassword replaces a user's password hash and revokes the user's
-	// sessions. ENOTFOUND if unknown or deleted.
-	SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error
+	// sessions. ENOTFOUND if unknown or deleted. check (nil: none) runs
+	// first in the same transaction, on the roles the user holds there
+	// (account.RoleCheck); its refusal is returned as is, nothing written.
+	SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error
 }
 
 // RoleStore keeps roles, their permissions and the users holding them.

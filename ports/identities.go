@@ -26,11 +26,15 @@ type IdentityStore interface {
 	// compared case-insensitively. ENOTFOUND if there is none.
 	UserByEmail(ctx context.Context, email string) (IdentityUser, error)
 	// LinkIdentity links (issuer, subject) to the undeleted user userID,
-	// recording email as the provider sent it. A link of the identity to
-	// a deleted user is replaced. ENOTFOUND if the user is unknown or
-	// deleted; ECONFLICT if the identity is linked to an undeleted user or
-	// userID is already linked to another subject of issuer.
-	LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time) error
+	// recording email as the provider sent it. When the identity is
+	// linked already, check (the use case's rule, account.CheckRelink)
+	// runs in the same transaction on the linked user's state read and
+	// locked there: nil from it replaces the link, an error is returned as
+	// is and the link stays; a nil check replaces any link. ENOTFOUND if
+	// the user is unknown or deleted; ECONFLICT if userID is already
+	// linked to another subject of issuer, or another transaction linked
+	// the identity first.
+	LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time, check account.RelinkCheck) error
 	// ProvisionUser creates u (the default roles when u.Roles is empty)
 	// and links (issuer, subject) to it, in one transaction. ECONFLICT if
 	// an undeleted user has the email or the identity is already linked;

@@ -45,15 +45,19 @@ type TOTPStore interface {
 	TOTPAccount(ctx context.Context, userID int64) (account.TOTPAccount, error)
 	// UpdateTOTP changes a user's enrolment (nil removes it) and failure
 	// counters, and revokes the user's sessions when fn asks. ENOTFOUND
-	// for an unknown or deleted user.
-	UpdateTOTP(ctx context.Context, userID int64, fn func(*account.TOTPAccount) error) error
+	// for an unknown or deleted user. check (nil: none) runs before fn in
+	// the same transaction, on the roles the user holds there
+	// (account.RoleCheck); its refusal is returned as is, nothing written.
+	UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error
 }
 
 // TOTPResetter removes a user's enrolment and revokes the user's sessions
 // but keepSession: the accounts service. ENOTFOUND for an unknown or
-// deleted user; removing when there is no enrolment is no error.
+// deleted user; removing when there is no enrolment is no error. check
+// (nil: none) is the caller's rule, run by the store in the transaction
+// that removes the enrolment (TOTPStore.UpdateTOTP).
 type TOTPResetter interface {
-	ResetTOTP(ctx context.Context, userID int64, keepSession string) error
+	ResetTOTP(ctx context.Context, userID int64, keepSession string, check account.RoleCheck) error
 }
 
 // TOTPService is the caller's own authenticator-app enrolment

@@ -95,9 +95,11 @@ type RemunerationStore interface {
 // PasswordSetter replaces a user's password: the accounts service, which
 // checks the policy, hashes, and revokes the user's sessions. EINVALID for
 // a password outside the policy (field "password"), ENOTFOUND for an
-// unknown or deleted user.
+// unknown or deleted user. check (nil: none) is the caller's rule, run by
+// the store in the transaction that writes the password
+// (AccountStore.SetPassword).
 type PasswordSetter interface {
-	SetPassword(ctx context.Context, userID int64, password string) error
+	SetPassword(ctx context.Context, userID int64, password string, check account.RoleCheck) error
 }
 
 // UserService is the user administration use case (spec 4.2,

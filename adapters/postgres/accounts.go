@@ -462,8 +462,11 @@ func assignRoles(ctx context.Context, x q, userID int64, names []string) error {
 }
 
 // SetPassword implements ports.AccountStore.
-func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error {
+func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error {
 	return s.db.profileTx(ctx, func(x q) error {
+		if err := runRoleCheck(ctx, x, userID, check); err != nil {
+			return err
+		}
 		n, err := x.exec(ctx, `UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL, updated_at = ?
 			WHERE id = ? AND deleted_at IS NULL`, hash, at, userID)
 		if err != nil {

@@ -45,25 +45,34 @@ func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (ports.Id
 }
 
 // LinkIdentity implements ports.IdentityStore.
-func (s *IdentityStore) LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time) error {
+func (s *IdentityStore) LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time, check account.RelinkCheck) error {
 	return s.db.tx(ctx, func(x q) error {
 		if err := userExists(ctx, x, userID); err != nil {
 			return err
 		}
-		// The upsert replaces only a link to a deleted user; a link to an
-		// undeleted one leaves no row changed, which is the conflict.
-		n, err := x.exec(ctx, `INSERT INTO user_identities AS i (issuer, subject, user_id, email, created_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (issuer, subject) DO UPDATE SET user_id = excluded.user_id, email = excluded.email, created_at = excluded.created_at
-			WHERE (SELECT deleted_at FROM users WHERE id = i.user_id) IS NOT NULL`,
-			issuer, subject, userID, email, at)
-		if err != nil {
+		// The link is locked for the update and its user against a
+		// change (a restore) until commit, so what check saw holds. With
+		// no link, the plain INSERT below loses to a concurrent one with
+		// a unique violation (ECONFLICT) rather than overwriting it.
+		var linked int64
+		var deleted *time.Time
+		err := x.row(ctx, `SELECT u.id, u.deleted_at FROM user_identities i JOIN users u ON u.id = i.user_id
+			WHERE i.issuer = ? AND i.subject = ? FOR NO KEY UPDATE OF i FOR SHARE OF u`, issuer, subject).Scan(&linked, &deleted)
+		if noRows(err) {
+			_, err = x.exec(ctx, `INSERT INTO user_identities (issuer, subject, user_id, email, created_at) VALUES (?, ?, ?, ?, ?)`,
+				issuer, subject, userID, email, at)
 			return linkConflict(err)
+		} else if err != nil {
+			return err
 		}
-		if n == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the identity is already linked to a user"}
+		if check != nil {
+			if err := check(linked, deleted != nil); err != nil {
+				return err
+			}
 		}
-		return nil
+		_, err = x.exec(ctx, `UPDATE user_identities SET user_id = ?, email = ?, created_at = ? WHERE issuer = ? AND subject = ?`,
+			userID, email, at, issuer, subject)
+		return linkConflict(err)
 	})
 }
 

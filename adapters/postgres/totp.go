@@ -110,8 +110,11 @@ func loadTOTPAccount(ctx context.Context, x q, userID int64, lock string) (accou
 }
 
 // UpdateTOTP implements ports.TOTPStore.
-func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, fn func(*account.TOTPAccount) error) error {
+func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error {
 	return s.db.tx(ctx, func(x q) error {
+		if err := runRoleCheck(ctx, x, userID, check); err != nil {
+			return err
+		}
 		st, err := loadTOTPAccount(ctx, x, userID, " FOR UPDATE")
 		if err != nil {
 			return err

@@ -463,8 +463,11 @@ func assignRoles(ctx context.Context, tx *sql.Tx, userID int64, names []string) 
 }
 
 // SetPassword implements ports.AccountStore.
-func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error {
+func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := runRoleCheck(ctx, tx, userID, check); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = 0, updated_at = ?
 			WHERE id = ? AND deleted_at IS NULL`, hash, ms(at), userID)
 		if err != nil {

@@ -809,7 +809,7 @@ func TestSetPassword(t *testing.T) {
 
 	is := is.New(t)
 	at := t0.Add(5 * time.Minute)
-	is.NoErr(s.SetPassword(ctx, uid, "new-hash", at)) // replaced
+	is.NoErr(s.SetPassword(ctx, uid, "new-hash", at, nil)) // replaced
 	c, err := s.CredentialsByEmail(ctx, "user@example.com")
 	is.NoErr(err)                                                                            // reload
 	is.Equal(c.PasswordHash, "new-hash")                                                     // new hash
@@ -825,9 +825,9 @@ func TestSetPassword(t *testing.T) {
 	ss, _ := s.Session(ctx, "o1")
 	is.Equal(ss.RevokedAt, nil) // another user's session stays
 
-	is.Equal(code(s.SetPassword(ctx, 99999, "h", at)), domain.ENOTFOUND) // unknown user
+	is.Equal(code(s.SetPassword(ctx, 99999, "h", at, nil)), domain.ENOTFOUND) // unknown user
 	exec(t, db, "UPDATE users SET deleted_at = 1 WHERE id = ?", other)
-	is.Equal(code(s.SetPassword(ctx, other, "h", at)), domain.ENOTFOUND) // deleted user
+	is.Equal(code(s.SetPassword(ctx, other, "h", at, nil)), domain.ENOTFOUND) // deleted user
 	ss, _ = s.Session(ctx, "o1")
 	is.Equal(ss.RevokedAt, nil) // nothing revoked on failure
 }

@@ -52,27 +52,30 @@ func (s *IdentityStore) UserByEmail(ctx context.Context, email string) (ports.Id
 }
 
 // LinkIdentity implements ports.IdentityStore.
-func (s *IdentityStore) LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time) error {
+func (s *IdentityStore) LinkIdentity(ctx context.Context, userID int64, issuer, subject, email string, at time.Time, check account.RelinkCheck) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		if err := userExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		// The upsert replaces only a link to a deleted user; a link to an
-		// undeleted one leaves no row changed, which is the conflict.
-		res, err := tx.ExecContext(ctx, `INSERT INTO user_identities (issuer, subject, user_id, email, created_at)
-			VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (issuer, subject) DO UPDATE SET user_id = excluded.user_id, email = excluded.email, created_at = excluded.created_at
-			WHERE (SELECT deleted_at FROM users WHERE id = user_identities.user_id) IS NOT NULL`,
-			issuer, subject, userID, email, ms(at))
-		if err != nil {
-			return linkConflict(err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
+		// The write transaction holds the database's one writer, so the
+		// link and its user's state read here hold until commit.
+		var linked int64
+		var deleted sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT u.id, u.deleted_at FROM user_identities i JOIN users u ON u.id = i.user_id
+			WHERE i.issuer = ? AND i.subject = ?`, issuer, subject).Scan(&linked, &deleted)
+		if errors.Is(err, sql.ErrNoRows) {
+			return insertIdentity(ctx, tx, userID, issuer, subject, email, at)
+		} else if err != nil {
 			return err
-		} else if n == 0 {
-			return &domain.Error{Code: domain.ECONFLICT, Message: "the identity is already linked to a user"}
 		}
-		return nil
+		if check != nil {
+			if err := check(linked, deleted.Valid); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE user_identities SET user_id = ?, email = ?, created_at = ? WHERE issuer = ? AND subject = ?`,
+			userID, email, ms(at), issuer, subject)
+		return linkConflict(err)
 	})
 }
 

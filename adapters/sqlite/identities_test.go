@@ -103,7 +103,7 @@ func TestLinkIdentity(t *testing.T) {
 	_, err := st.LinkedUser(ctx, issuerA, "sub-ada")
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // not linked yet
 
-	is.NoErr(st.LinkIdentity(ctx, ada, issuerA, "sub-ada", "ada@example.com", linkedAt)) // link
+	is.NoErr(st.LinkIdentity(ctx, ada, issuerA, "sub-ada", "ada@example.com", linkedAt, account.CheckRelink)) // link
 	u, err := st.LinkedUser(ctx, issuerA, "sub-ada")
 	is.NoErr(err)                                              // found by link
 	is.Equal(u, ports.IdentityUser{UserID: ada, Active: true}) // ada
@@ -128,7 +128,7 @@ func TestLinkIdentity(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			err := st.LinkIdentity(ctx, tt.user, tt.issuer, tt.subject, "x@example.com", linkedAt)
+			err := st.LinkIdentity(ctx, tt.user, tt.issuer, tt.subject, "x@example.com", linkedAt, account.CheckRelink)
 			is.Equal(domain.ErrorCode(err), tt.code) // outcome
 		})
 	}
@@ -143,19 +143,19 @@ func TestLinkIdentity(t *testing.T) {
 		u, err = st.LinkedUser(ctx, issuerA, "sub-ada")
 		is.NoErr(err)                                                             // a deleted user's link stays
 		is.Equal(u, ports.IdentityUser{UserID: ada, Active: true, Deleted: true}) // deleted
-		err = st.LinkIdentity(ctx, ada, issuerA, "sub-new", "ada@example.com", linkedAt)
+		err = st.LinkIdentity(ctx, ada, issuerA, "sub-new", "ada@example.com", linkedAt, account.CheckRelink)
 		is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // no new link to a deleted user
 	})
 
 	t.Run("a link to a deleted user moves to an undeleted one", func(t *testing.T) {
 		is := is.New(t)
 		dora, err := sqlite.NewAccountStore(db).CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
-		is.NoErr(err)                                                                          // a new account
-		is.NoErr(st.LinkIdentity(ctx, dora, issuerA, "sub-ada", "dora@example.com", linkedAt)) // replaces the deleted user's link
+		is.NoErr(err)                                                                                               // a new account
+		is.NoErr(st.LinkIdentity(ctx, dora, issuerA, "sub-ada", "dora@example.com", linkedAt, account.CheckRelink)) // replaces the deleted user's link
 		u, err := st.LinkedUser(ctx, issuerA, "sub-ada")
 		is.NoErr(err)            // linked
 		is.Equal(u.UserID, dora) // to the undeleted user
-		err = st.LinkIdentity(ctx, bob, issuerA, "sub-ada", "bob@example.com", linkedAt)
+		err = st.LinkIdentity(ctx, bob, issuerA, "sub-ada", "bob@example.com", linkedAt, account.CheckRelink)
 		is.Equal(domain.ErrorCode(err), domain.ECONFLICT) // a link to an undeleted user stays
 	})
 }

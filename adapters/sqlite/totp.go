@@ -111,8 +111,11 @@ func loadTOTPAccount(ctx context.Context, tx *sql.Tx, userID int64) (account.TOT
 }
 
 // UpdateTOTP implements ports.TOTPStore.
-func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, fn func(*account.TOTPAccount) error) error {
+func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := runRoleCheck(ctx, tx, userID, check); err != nil {
+			return err
+		}
 		st, err := loadTOTPAccount(ctx, tx, userID)
 		if err != nil {
 			return err

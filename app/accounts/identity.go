@@ -133,7 +133,7 @@ func (l *Identities) resolve(ctx context.Context, id account.ExternalIdentity) (
 		if _, err := admit(u); err != nil {
 			return 0, err // refused before anything is linked
 		}
-		if err := l.store.LinkIdentity(ctx, u.UserID, id.Issuer, id.Subject, email, now); err != nil {
+		if err := l.store.LinkIdentity(ctx, u.UserID, id.Issuer, id.Subject, email, now, account.CheckRelink); err != nil {
 			return 0, err
 		}
 		l.log.InfoContext(ctx, "identity linked to user by email", "user", u.UserID, "issuer", id.Issuer, "subject", id.Subject, "email", email)

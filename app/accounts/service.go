@@ -61,13 +61,13 @@ type Store interface {
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	RevokeSession(ctx context.Context, id string, at time.Time) error
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
-	SetPassword(ctx context.Context, userID int64, hash string, at time.Time) error
+	SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error
 }
 
 // TOTPState is the part of ports.TOTPStore sign-in uses.
 type TOTPState interface {
 	TOTPAccount(ctx context.Context, userID int64) (account.TOTPAccount, error)
-	UpdateTOTP(ctx context.Context, userID int64, fn func(*account.TOTPAccount) error) error
+	UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error
 }
 
 // Deps are the ports the service uses.
@@ -409,8 +409,9 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 func (s *Service) JWKS() []byte { return s.d.Tokens.JWKS() }
 
 // SetPassword replaces a user's password (policy checked here) and revokes
-// the user's sessions. Used by the command line and the users module.
-func (s *Service) SetPassword(ctx context.Context, userID int64, password string) error {
+// the user's sessions. Used by the command line and the users module;
+// check (nil: none) is run by the store in the transaction that writes.
+func (s *Service) SetPassword(ctx context.Context, userID int64, password string, check account.RoleCheck) error {
 	if err := account.ValidatePassword("password", password); err != nil {
 		return err
 	}
@@ -418,7 +419,7 @@ func (s *Service) SetPassword(ctx context.Context, userID int64, password string
 	if err != nil {
 		return err
 	}
-	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now()); err != nil {
+	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now(), check); err != nil {
 		return err
 	}
 	s.Invalidate()

@@ -87,7 +87,7 @@ func (s *Service) EnrollTOTP(ctx context.Context) (account.TOTPEnrolment, error)
 		return account.TOTPEnrolment{}, err
 	}
 	var email string
-	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, func(st *account.TOTPAccount) error {
+	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, nil, func(st *account.TOTPAccount) error {
 		if st.TOTP.Enabled() {
 			return domain.Errorf(domain.ECONFLICT, "an authenticator app is already on; turn it off before enrolling again")
 		}
@@ -125,7 +125,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, code string) ([]string, error
 		hashes[i] = s.d.Vault.HashRecovery(p.UserID, codes[i])
 	}
 	now := s.d.Clock.Now()
-	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, func(st *account.TOTPAccount) error {
+	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, nil, func(st *account.TOTPAccount) error {
 		if st.TOTP == nil || st.TOTP.Enabled() {
 			return domain.Errorf(domain.ECONFLICT, "there is no pending enrolment to confirm; enroll first")
 		}
@@ -178,7 +178,7 @@ func (s *Service) DisableTOTP(ctx context.Context, password, code string) error 
 	}
 	now := s.d.Clock.Now()
 	ok := false
-	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, func(st *account.TOTPAccount) error {
+	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, nil, func(st *account.TOTPAccount) error {
 		var a account.TOTPAttempt
 		if st.TOTP.Enabled() {
 			if a, err = s.totpAttempt(p.UserID, st.TOTP, code); err != nil {
@@ -200,12 +200,13 @@ func (s *Service) DisableTOTP(ctx context.Context, password, code string) error 
 
 // ResetTOTP implements ports.TOTPResetter: the enrolment goes and the
 // user's sessions are revoked (all but keepSession, the caller's own when
-// administrators reset themselves). The caller checks who may do it.
-func (s *Service) ResetTOTP(ctx context.Context, userID int64, keepSession string) error {
+// administrators reset themselves). The caller says who may do it: check,
+// run by the store in the transaction that removes the enrolment.
+func (s *Service) ResetTOTP(ctx context.Context, userID int64, keepSession string, check account.RoleCheck) error {
 	if err := s.totpReady(); err != nil {
 		return err
 	}
-	err := s.d.TOTPStore.UpdateTOTP(ctx, userID, func(st *account.TOTPAccount) error {
+	err := s.d.TOTPStore.UpdateTOTP(ctx, userID, check, func(st *account.TOTPAccount) error {
 		st.TOTP = nil
 		st.RevokeSessions, st.KeepSession = true, keepSession
 		return nil

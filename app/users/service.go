@@ -146,10 +146,13 @@ func roleCheck(p account.Principal, id int64, ids *[]int64) account.RoleCheck {
 
 // guardTakeover refuses a caller acting on another user whose roles grant
 // more than the caller holds (account.CheckTakeover) before a password or
-// authenticator change, which other services write. (Changes to the user
-// run the same check in the store's transaction: roleCheck. Deleting
-// stays with UsersDelete, as the spec says; account.KeepAnAdmin keeps the
-// last administrator, run by the store in its transaction.)
+// authenticator change, which other services write. It answers early, so
+// a refused caller's password is neither checked against the policy nor
+// hashed (and 403 comes before 422, as it always has); the rule that
+// holds is roleCheck(p, id, nil), which the store runs again in the
+// transaction that writes, on the roles read there. (Deleting stays with
+// UsersDelete, as the spec says; account.KeepAnAdmin keeps the last
+// administrator, run by the store in its transaction.)
 func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) error {
 	roles, err := s.d.Roles.UserRoles(ctx, id)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
@@ -264,7 +267,7 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
-	return s.d.Passwords.SetPassword(ctx, id, password)
+	return s.d.Passwords.SetPassword(ctx, id, password, roleCheck(p, id, nil))
 }
 
 // ResetTOTP implements ports.UserService. The caller's own session
@@ -286,7 +289,7 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	if id == p.UserID {
 		keep = p.SessionID
 	}
-	return s.d.TOTP.ResetTOTP(ctx, id, keep)
+	return s.d.TOTP.ResetTOTP(ctx, id, keep, roleCheck(p, id, nil))
 }
 
 // Offices implements ports.UserService.

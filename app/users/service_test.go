@@ -115,3 +115,67 @@ func TestRoleChecksSeeTheTransaction(t *testing.T) {
 		})
 	}
 }
+
+// txWriter is the accounts service as the users module sees it: it
+// passes the check to a store whose transaction reads held as the
+// target's roles.
+type txWriter struct {
+	held    []account.Role
+	written bool
+}
+
+func (w *txWriter) write(check account.RoleCheck) error {
+	if err := check(w.held, func(int64) (account.Role, error) { return account.Role{}, nil }); err != nil {
+		return err
+	}
+	w.written = true
+	return nil
+}
+
+func (w *txWriter) SetPassword(_ context.Context, _ int64, _ string, check account.RoleCheck) error {
+	return w.write(check)
+}
+
+func (w *txWriter) ResetTOTP(_ context.Context, _ int64, _ string, check account.RoleCheck) error {
+	return w.write(check)
+}
+
+// TestTakeoverCheckSeesTheTransaction shows that password and
+// authenticator resets decide on the target's roles as the store's
+// transaction reads them: a target made an administrator after the early
+// read (guardTakeover) is still refused, and nothing is written.
+func TestTakeoverCheckSeesTheTransaction(t *testing.T) {
+	t.Parallel()
+	admin := account.Role{ID: 1, Name: "Administrator", IsSystemAdmin: true, Permissions: account.AllPermissionSet}
+	editor := account.Principal{UserID: 7, Permissions: account.NewPermissionSet(account.UsersView, account.UsersEdit)}
+	tests := []struct {
+		name string
+		totp bool
+		held []account.Role
+		code string
+	}{
+		{name: "password of a target made an administrator meanwhile", held: []account.Role{admin}, code: domain.EFORBIDDEN},
+		{name: "authenticator of a target made an administrator meanwhile", totp: true, held: []account.Role{admin}, code: domain.EFORBIDDEN},
+		{name: "password of a plain user"},
+		{name: "authenticator of a plain user", totp: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			w := &txWriter{held: tt.held}
+			svc := New(Deps{Store: &txStore{}, Roles: staleRoles{}, Clock: porttest.NewClock(porttest.T0), Access: noCache{}, Passwords: w, TOTP: w})
+			ctx := account.NewContext(context.Background(), editor)
+			var err error
+			if tt.totp {
+				err = svc.ResetTOTP(ctx, 42)
+			} else {
+				err = svc.ChangePassword(ctx, 42, "a long enough passphrase")
+			}
+			is.Equal(domain.ErrorCode(err), tt.code)
+			if tt.code != "" {
+				is.Equal(domain.ErrorMessage(err), "only a system administrator may change another system administrator")
+			}
+			is.Equal(w.written, tt.code == "") // refused: nothing written
+		})
+	}
+}

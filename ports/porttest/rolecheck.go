@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -64,6 +65,33 @@ func RoleCheckSuite(t *testing.T, s Stores) {
 	_, err = s.Users.UpdateUser(ctx, uid, nil, func([]account.Role, func(int64) (account.Role, error)) error { return nil },
 		func(u *user.User) error { u.FirstName = "Passed"; return nil }, nil)
 	is.NoErr(err)
+
+	// SetPassword runs check in its transaction too (the takeover rule of
+	// password resets): it sees the role given just before, and its
+	// refusal leaves the password and the sessions as they were.
+	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "target-session", UserID: uid, CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("target-refresh")))
+	held = nil
+	err = s.Accounts.SetPassword(ctx, uid, "refused-hash", T0, func(h []account.Role, _ func(int64) (account.Role, error)) error {
+		held = h
+		return boom
+	})
+	is.Equal(err, boom)
+	is.Equal(len(held), len(before)+1)
+	is.Equal(ids(held)[0], adminRole.ID)
+	c, err := s.Accounts.CredentialsByEmail(ctx, "target@example.com")
+	is.NoErr(err)
+	is.True(c.PasswordHash != "refused-hash") // nothing written
+	ss, err := s.Accounts.Session(ctx, "target-session")
+	is.NoErr(err)
+	is.True(ss.RevokedAt == nil) // not revoked
+	is.NoErr(s.Accounts.SetPassword(ctx, uid, "passed-hash", T0, func([]account.Role, func(int64) (account.Role, error)) error { return nil }))
+	c, err = s.Accounts.CredentialsByEmail(ctx, "target@example.com")
+	is.NoErr(err)
+	is.Equal(c.PasswordHash, "passed-hash")
+	held = []account.Role{{}}
+	err = s.Accounts.SetPassword(ctx, 424242, "h", T0, func(h []account.Role, _ func(int64) (account.Role, error)) error { held = h; return nil })
+	is.Equal(code(err), domain.ENOTFOUND)
+	is.Equal(len(held), 0)
 
 	// An unknown user: check sees no roles, then the store answers 404.
 	held = []account.Role{{}}

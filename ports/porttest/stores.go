@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -246,14 +247,14 @@ func AccountsSuite(t *testing.T, s Stores) {
 
 	// SetPassword resets the counters and revokes.
 	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "sess-4", UserID: staffID, Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("r4")))
-	is.NoErr(s.Accounts.SetPassword(ctx, staffID, "new-hash", T0.Add(3*time.Second)))
+	is.NoErr(s.Accounts.SetPassword(ctx, staffID, "new-hash", T0.Add(3*time.Second), nil))
 	c, _ = s.Accounts.CredentialsByEmail(ctx, "staff@example.com")
 	is.Equal(c.PasswordHash, "new-hash")
 	is.Equal(c.FailedLogins, 0)
 	is.True(c.LockedUntil.IsZero())
 	got, _ = s.Accounts.Session(ctx, "sess-4")
 	is.True(got.RevokedAt != nil)
-	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0)), domain.ENOTFOUND)
+	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0, nil)), domain.ENOTFOUND)
 
 	// Keys newest first; a secret is created once.
 	retired := T0.Add(time.Hour)
@@ -483,12 +484,12 @@ func IdentitiesSuite(t *testing.T, s Stores) {
 	u, err := s.Identities.UserByEmail(ctx, " ADMIN@example.com")
 	is.NoErr(err)
 	is.Equal(u, ports.IdentityUser{UserID: adminID, Active: true})
-	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub", "Admin@Example.com", T0))
+	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub", "Admin@Example.com", T0, account.CheckRelink))
 	u, err = s.Identities.LinkedUser(ctx, "iss", "sub")
 	is.NoErr(err)
 	is.Equal(u.UserID, adminID)
-	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub2", "", T0)), domain.ECONFLICT) // one subject per issuer
-	is.Equal(code(s.Identities.LinkIdentity(ctx, 999, "iss", "sub3", "", T0)), domain.ENOTFOUND)
+	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub2", "", T0, account.CheckRelink)), domain.ECONFLICT) // one subject per issuer
+	is.Equal(code(s.Identities.LinkIdentity(ctx, 999, "iss", "sub3", "", T0, account.CheckRelink)), domain.ENOTFOUND)
 	id, err := s.Identities.ProvisionUser(ctx, account.NewUser{Email: "new@example.com", FirstName: "N"}, "iss", "sub4", T0)
 	is.NoErr(err)
 	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
@@ -497,17 +498,45 @@ func IdentitiesSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ECONFLICT)
 	_, err = s.Identities.UserByEmail(ctx, "other@example.com")
 	is.Equal(code(err), domain.ENOTFOUND) // nothing created
-	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub4", "", T0)), domain.ECONFLICT)
+	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub4", "", T0, account.CheckRelink)), domain.ECONFLICT)
 	// A link to a deleted user is replaced.
 	is.NoErr(s.Users.DeleteUser(ctx, id, T0, keepUser))
 	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
 	is.True(u.Deleted)
-	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss2", "sub4", "", T0))
+	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss2", "sub4", "", T0, account.CheckRelink))
 	other, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "o@example.com"})
 	is.NoErr(err)
-	is.NoErr(s.Identities.LinkIdentity(ctx, other, "iss", "sub4", "", T0))
+	is.NoErr(s.Identities.LinkIdentity(ctx, other, "iss", "sub4", "", T0, account.CheckRelink))
 	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
 	is.Equal(u.UserID, other)
+
+	// The relink check sees the linked user's state as the transaction
+	// reads it (deleted just before the call), and its refusal leaves the
+	// link as it was; a new link runs no check.
+	is.NoErr(s.Users.DeleteUser(ctx, other, T0, keepUser))
+	third, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "third@example.com"})
+	is.NoErr(err)
+	boom := errors.New("refused by the use case")
+	var sawID int64
+	var sawDeleted bool
+	err = s.Identities.LinkIdentity(ctx, third, "iss", "sub4", "", T0, func(id int64, deleted bool) error {
+		sawID, sawDeleted = id, deleted
+		return boom
+	})
+	is.Equal(err, boom)
+	is.Equal(sawID, other)
+	is.True(sawDeleted)
+	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
+	is.Equal(u.UserID, other) // not replaced
+	ran := false
+	is.NoErr(s.Identities.LinkIdentity(ctx, third, "iss3", "fresh", "", T0, func(int64, bool) error { ran = true; return boom }))
+	is.True(!ran)
+	// The domain's rule: a link to an undeleted user stays, with its message.
+	err = s.Identities.LinkIdentity(ctx, third, "iss", "sub", "", T0, account.CheckRelink)
+	is.Equal(code(err), domain.ECONFLICT)
+	is.Equal(domain.ErrorMessage(err), "the identity is already linked to a user")
+	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub")
+	is.Equal(u.UserID, adminID)
 }
 
 // RemunerationsSuite covers remunerations, the latest one, the billing

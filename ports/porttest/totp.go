@@ -68,7 +68,7 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 		is.True(st.TOTP == nil)                            // none yet
 		is.Equal(st.Credentials.Email, "jane@example.com") // the sign-in data comes along
 
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, func(st *account.TOTPAccount) error {
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, func(st *account.TOTPAccount) error {
 			st.TOTP = &account.TOTP{SealedSecret: []byte("pending"), CreatedAt: t0}
 			return nil
 		}))
@@ -76,7 +76,7 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 		is.NoErr(err)
 		is.True(!c.TOTPEnabled) // pending is not on
 
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, func(st *account.TOTPAccount) error {
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, func(st *account.TOTPAccount) error {
 			st.Credentials.FailedLogins = 3
 			return enable(st)
 		}))
@@ -96,7 +96,7 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 		s := newStores(t)
 		_, err := s.TOTP.TOTPAccount(ctx, 999)
 		is.Equal(domain.ErrorCode(err), domain.ENOTFOUND)
-		err = s.TOTP.UpdateTOTP(ctx, 999, func(*account.TOTPAccount) error { return nil })
+		err = s.TOTP.UpdateTOTP(ctx, 999, nil, func(*account.TOTPAccount) error { return nil })
 		is.Equal(domain.ErrorCode(err), domain.ENOTFOUND)
 	})
 
@@ -104,18 +104,44 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 		is := is.New(t)
 		s := newStores(t)
 		uid := newUser(t, s, "jane@example.com")
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, enable))
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, enable))
 		boom := errors.New("boom")
-		is.Equal(s.TOTP.UpdateTOTP(ctx, uid, func(st *account.TOTPAccount) error { st.TOTP = nil; return boom }), boom)
+		is.Equal(s.TOTP.UpdateTOTP(ctx, uid, nil, func(st *account.TOTPAccount) error { st.TOTP = nil; return boom }), boom)
 		st, _ := s.TOTP.TOTPAccount(ctx, uid)
 		is.True(st.TOTP != nil) // kept
+	})
+
+	t.Run("check sees the roles held in the transaction and its refusal writes nothing", func(t *testing.T) {
+		is := is.New(t)
+		s := newStores(t)
+		uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "admin2@example.com", FirstName: "F", LastName: "L",
+			PasswordHash: "hash", Roles: []string{"Administrator"}})
+		is.NoErr(err)
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, enable))
+		boom := errors.New("refused by the use case")
+		var held []account.Role
+		fnRan := false
+		err = s.TOTP.UpdateTOTP(ctx, uid, func(h []account.Role, _ func(int64) (account.Role, error)) error {
+			held = h
+			return boom
+		}, func(st *account.TOTPAccount) error { fnRan = true; st.TOTP = nil; return nil })
+		is.Equal(err, boom)
+		is.Equal(len(held), 1)
+		is.True(held[0].IsSystemAdmin) // the role given at creation, read there
+		is.True(!fnRan)                // check runs first
+		st, _ := s.TOTP.TOTPAccount(ctx, uid)
+		is.True(st.TOTP != nil) // kept
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, func([]account.Role, func(int64) (account.Role, error)) error { return nil },
+			func(st *account.TOTPAccount) error { st.TOTP = nil; return nil }))
+		st, _ = s.TOTP.TOTPAccount(ctx, uid)
+		is.True(st.TOTP == nil) // passed: removed
 	})
 
 	t.Run("sign-in saves the used step and spent code with the session", func(t *testing.T) {
 		is := is.New(t)
 		s := newStores(t)
 		uid := newUser(t, s, "jane@example.com")
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, enable))
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, enable))
 		ss := session("s1", uid)
 		is.NoErr(s.Accounts.Login(ctx, uid, "jane@example.com", func(ls *account.LoginState) error {
 			is.True(ls.TOTP.Enabled()) // loaded in the sign-in transaction
@@ -135,11 +161,11 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 		is := is.New(t)
 		s := newStores(t)
 		uid := newUser(t, s, "jane@example.com")
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, enable))
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, enable))
 		for i, id := range []string{"keep", "other"} {
 			is.NoErr(s.Accounts.CreateSession(ctx, session(id, uid), hash(byte(10+i))))
 		}
-		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, func(st *account.TOTPAccount) error {
+		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, func(st *account.TOTPAccount) error {
 			st.TOTP, st.RevokeSessions, st.KeepSession = nil, true, "keep"
 			return nil
 		}))
