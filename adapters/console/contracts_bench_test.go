@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"slices"
 	"testing"
 	"time"
 
@@ -31,7 +29,7 @@ func BenchmarkContractsPage(b *testing.B) {
 	br.signIn(apptest.AdminEmail, apptest.AdminPassword)
 	cookie := &http.Cookie{Name: "counsel_session", Value: br.cookie("counsel_session")}
 	h := s.App.Handler()
-	for _, tt := range []struct{ name, query string }{
+	benchPages(b, h, cookie, "/console/contracts", []benchPage{
 		{"first-page", ""},
 		{"sort-name", "?SortBy=contractName&SortDesc=false"},
 		{"status+sort", "?Status=Draft&Status=Signed&SortBy=endDate"},
@@ -39,26 +37,7 @@ func BenchmarkContractsPage(b *testing.B) {
 		{"filters", "?ContractType=ServiceAgreement&IsSigned=true&StartDateFrom=2022-01-01&SortBy=startDate"},
 		{"deep-page", "?Status=Draft&SortBy=contractName&Offset=10000"},
 		{"detail", "/1"},
-	} {
-		b.Run(tt.name, func(b *testing.B) {
-			ds := make([]time.Duration, 0, b.N)
-			path := "/console/contracts" + tt.query
-			for b.Loop() {
-				req := httptest.NewRequest("GET", path, nil)
-				req.AddCookie(cookie)
-				rec := httptest.NewRecorder()
-				t0 := time.Now()
-				h.ServeHTTP(rec, req)
-				ds = append(ds, time.Since(t0))
-				if rec.Code != 200 {
-					b.Fatalf("%s: %d", path, rec.Code)
-				}
-			}
-			slices.Sort(ds)
-			b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)].Microseconds())/1000, "p99-ms")
-		})
-	}
+	})
 }
 
 // TestContractPageWeight checks the contract pages, full, with their
