@@ -125,15 +125,24 @@ func (s *ContractStore) DocumentByID(ctx context.Context, docID int64) (contract
 	return d, err
 }
 
-// RemoveDocument implements ports.ContractStore.
-func (s *ContractStore) RemoveDocument(ctx context.Context, contractID, docID int64, fn func(d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error) {
+// RemoveDocument implements ports.ContractStore. The contract's row is
+// share-locked before its status is read, so a status change (which
+// locks it for update) waits for the removal to commit, or the removal
+// for the change.
+func (s *ContractStore) RemoveDocument(ctx context.Context, contractID, docID int64, fn func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error) {
 	var d contract.Document
 	err := s.db.tx(ctx, func(x q) error {
-		var err error
+		var status contract.Status
+		err := x.row(ctx, `SELECT status FROM contracts WHERE id = ? FOR SHARE`, contractID).Scan(&status)
+		if noRows(err) {
+			return notFound("contract")
+		} else if err != nil {
+			return err
+		}
 		if d, err = loadDocument(ctx, x, contractID, docID, " FOR UPDATE"); err != nil {
 			return err
 		}
-		entries, err := fn(d)
+		entries, err := fn(status, d)
 		if err != nil {
 			return err
 		}

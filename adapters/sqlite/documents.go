@@ -28,6 +28,17 @@ func contractExists(ctx context.Context, q queryer, id int64) error {
 	return err
 }
 
+// contractStatus returns contract id's status; ENOTFOUND if it does not
+// exist.
+func contractStatus(ctx context.Context, q queryer, id int64) (contract.Status, error) {
+	var st contract.Status
+	err := q.QueryRowContext(ctx, `SELECT status FROM contracts WHERE id = ?`, id).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, notFound("contract")
+	}
+	return st, err
+}
+
 func loadDocuments(ctx context.Context, q queryer, contractID int64) ([]contract.Document, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+documentColumns+` FROM contract_documents WHERE contract_id = ? ORDER BY id`, contractID)
 	if err != nil {
@@ -104,14 +115,19 @@ func (s *ContractStore) Document(ctx context.Context, contractID, docID int64) (
 }
 
 // RemoveDocument implements ports.ContractStore.
-func (s *ContractStore) RemoveDocument(ctx context.Context, contractID, docID int64, fn func(d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error) {
+// The single writer holds the contract still from the status read to the
+// delete.
+func (s *ContractStore) RemoveDocument(ctx context.Context, contractID, docID int64, fn func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error) {
 	var d contract.Document
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		var err error
+		status, err := contractStatus(ctx, tx, contractID)
+		if err != nil {
+			return err
+		}
 		if d, err = loadDocument(ctx, tx, contractID, docID); err != nil {
 			return err
 		}
-		entries, err := fn(d)
+		entries, err := fn(status, d)
 		if err != nil {
 			return err
 		}
