@@ -29,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 )
 
@@ -374,4 +375,31 @@ func (db *DB) SetSequences(ctx context.Context, marks map[string]int64) error {
 		}
 		return nil
 	})
+}
+
+// dialect is PostgreSQL's side of the rows shared with SQLite (package
+// sqlrow): timestamptz, LIKE on the trigram index, arrays for id lists.
+type dialect struct{}
+
+var _ sqlrow.Dialect = dialect{}
+
+func (dialect) Arg(t time.Time) any { return t }
+
+// Decode returns t in UTC (pgx reads timestamptz in the local zone).
+func (dialect) Decode(src any) (time.Time, error) {
+	t, ok := src.(time.Time)
+	if !ok {
+		return time.Time{}, fmt.Errorf("a timestamp read as %T", src)
+	}
+	return t.UTC(), nil
+}
+
+// Contains matches the folded key with LIKE, which the trigram index
+// answers.
+func (dialect) Contains(col, term string) (string, any) {
+	return col + ` LIKE ? ESCAPE '\'`, "%" + escapeLike(term) + "%"
+}
+
+func (dialect) In(col string, ids []int64) (string, []any) {
+	return col + " = ANY (?)", []any{ids}
 }

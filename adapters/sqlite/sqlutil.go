@@ -3,7 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
+	"time"
+
+	"counsel/adapters/sqlrow"
 )
 
 // The small helpers every store shares, in one place.
@@ -57,4 +61,30 @@ func scanIDs(rows *sql.Rows) ([]int64, error) {
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// dialect is SQLite's side of the rows shared with PostgreSQL (package
+// sqlrow): times as UTC Unix milliseconds, GLOB for substrings, IN lists.
+type dialect struct{}
+
+var _ sqlrow.Dialect = dialect{}
+
+func (dialect) Arg(t time.Time) any { return ms(t) }
+
+func (dialect) Decode(src any) (time.Time, error) {
+	v, ok := src.(int64)
+	if !ok {
+		return time.Time{}, fmt.Errorf("a timestamp stored as %T", src)
+	}
+	return fromMs(v), nil
+}
+
+// Contains uses GLOB, case-sensitive on keys and terms that are both
+// folded already: a fifth of instr's cost per row in a full scan.
+func (dialect) Contains(col, term string) (string, any) {
+	return col + " GLOB ?", "*" + globEscape(term) + "*"
+}
+
+func (dialect) In(col string, ids []int64) (string, []any) {
+	return col + " IN (" + placeholders(len(ids)) + ")", intArgs(ids)
 }
