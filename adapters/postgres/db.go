@@ -47,7 +47,7 @@ type DB struct {
 	pool *pgxpool.Pool
 	url  string
 	// profiles caches GET /api/me's profile rows; see profiles.go.
-	profiles profileCache
+	profiles sqlrow.ProfileCache
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 	// connectListener, if set, replaces pgx.ConnectConfig for Listen's
@@ -76,6 +76,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	db := &DB{pool: pool, url: url, Now: func() time.Time { return time.Now().UTC() }}
+	db.profiles.TTL = profileTTL
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -184,6 +185,28 @@ func (x q) query(ctx context.Context, s string, args ...any) (pgx.Rows, error) {
 
 func (x q) row(ctx context.Context, s string, args ...any) pgx.Row {
 	return x.c.QueryRow(ctx, rebind(s), args...)
+}
+
+// Row, Query, Exec and Insert make q a sqlrow.Querier.
+var _ sqlrow.Querier = q{}
+
+func (x q) Row(ctx context.Context, s string, args ...any) sqlrow.Scanner {
+	return x.row(ctx, s, args...)
+}
+
+func (x q) Query(ctx context.Context, s string, args ...any) (sqlrow.ClosingRows, error) {
+	return x.query(ctx, s, args...)
+}
+
+func (x q) Exec(ctx context.Context, s string, args ...any) (int64, error) {
+	return x.exec(ctx, s, args...)
+}
+
+// Insert runs an INSERT with RETURNING id appended.
+func (x q) Insert(ctx context.Context, s string, args ...any) (int64, error) {
+	var id int64
+	err := x.row(ctx, s+` RETURNING id`, args...).Scan(&id)
+	return id, err
 }
 
 var (

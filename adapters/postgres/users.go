@@ -127,7 +127,7 @@ func periods(starts, ends []time.Time) []remuneration.Period {
 // Profile implements ports.UserStore.
 func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
 	if !withRoles {
-		return s.db.profiles.get(id, s.db.Now(), func() (user.Profile, error) {
+		return s.db.profiles.Get(id, s.db.Now(), func() (user.Profile, error) {
 			return loadProfile(ctx, s.db.read(), id, false)
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
 	"counsel/ports"
 )
@@ -133,9 +134,5 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 
 // DocumentByID implements ports.ContractSigningStore.
 func (s *ContractStore) DocumentByID(ctx context.Context, docID int64) (contract.Document, error) {
-	d, err := scanDocument(s.db.queryRow(ctx, `SELECT `+documentColumns+` FROM contract_documents WHERE id = ?`, docID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return d, notFound("document")
-	}
-	return d, err
+	return sqlrow.DocumentByID(ctx, sq{reader{s.db}}, dialect{}, docID)
 }

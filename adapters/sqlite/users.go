@@ -150,7 +150,7 @@ func parsePeriods(s string) ([]remuneration.Period, error) {
 // Profile implements ports.UserStore.
 func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
 	if !withRoles {
-		return s.db.profiles.get(id, s.db.Now(), func() (user.Profile, error) {
+		return s.db.profiles.Get(id, s.db.Now(), func() (user.Profile, error) {
 			return loadProfile(ctx, reader{s.db}, id, false)
 		})
 	}
