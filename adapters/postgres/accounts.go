@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -18,26 +19,9 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
-	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
-	FROM users WHERE email = ? AND deleted_at IS NULL`
-
-func scanCredentials(row interface{ Scan(...any) error }) (account.Credentials, error) {
-	var c account.Credentials
-	var locked *time.Time
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
-	if noRows(err) {
-		return c, notFound("user")
-	}
-	if locked != nil {
-		c.LockedUntil = locked.UTC()
-	}
-	return c, err
-}
-
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
-	c, err := scanCredentials(s.db.read().row(ctx, credentialsSQL, email))
+	c, err := sqlrow.ScanCredentials(dialect{}, s.db.read().row(ctx, sqlrow.CredentialsSQL, email))
 	return c, formatError(err)
 }
 
@@ -97,7 +81,7 @@ func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*acc
 // whichever instance takes it.
 func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
 	return s.db.tx(ctx, func(x q) error {
-		c, err := scanCredentials(x.row(ctx, credentialsSQL+` FOR UPDATE OF users`, email))
+		c, err := sqlrow.ScanCredentials(dialect{}, x.row(ctx, sqlrow.CredentialsSQL+` FOR UPDATE OF users`, email))
 		if err != nil {
 			return err
 		}
@@ -110,7 +94,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
 		if c.TOTPEnabled {
-			if st.TOTP, err = scanTOTP(x.row(ctx, totpSQL, userID)); err != nil {
+			if st.TOTP, err = sqlrow.ScanTOTP(dialect{}, x.row(ctx, sqlrow.TOTPSQL, userID)); err != nil {
 				return err
 			}
 		}
@@ -122,7 +106,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		if st.TOTP != nil {
 			// The step used and a spent recovery code commit with the session.
-			if err := saveTOTP(ctx, x, userID, st.TOTP); err != nil {
+			if err := sqlrow.SaveTOTP(ctx, x, dialect{}, userID, st.TOTP); err != nil {
 				return err
 			}
 		} else if err := saveOTP(ctx, x, email, st.OTP); err != nil {
@@ -136,19 +120,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 }
 
 func insertSession(ctx context.Context, x q, ss account.Session, refreshHash []byte) error {
-	if ss.Kind == account.SessionConsole {
-		// A console session is carried by its cookie; it has no refresh token.
-		_, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt, ss.Kind, ss.TokenHash, ss.LastSeen)
-		return err
-	}
-	if _, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt); err != nil {
-		return err
-	}
-	_, err := x.exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`, refreshHash, ss.ID, ss.CreatedAt)
-	return err
+	return sqlrow.InsertSession(ctx, x, dialect{}, ss, refreshHash)
 }
 
 // CreateSession implements ports.AccountStore.

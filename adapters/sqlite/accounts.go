@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -21,26 +22,9 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
-	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
-	FROM users WHERE email = ? AND deleted_at IS NULL`
-
-func scanCredentials(row *sql.Row) (account.Credentials, error) {
-	var c account.Credentials
-	var locked int64
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, notFound("user")
-	}
-	if locked > 0 {
-		c.LockedUntil = fromMs(locked)
-	}
-	return c, err
-}
-
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
-	return scanCredentials(s.db.queryRow(ctx, credentialsSQL, email))
+	return sqlrow.ScanCredentials(dialect{}, s.db.queryRow(ctx, sqlrow.CredentialsSQL, email))
 }
 
 func loadOTP(ctx context.Context, tx *sql.Tx, email string) (account.OTPState, error) {
@@ -96,7 +80,7 @@ func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*acc
 // Login implements ports.AccountStore.
 func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		c, err := scanCredentials(tx.QueryRowContext(ctx, credentialsSQL, email))
+		c, err := sqlrow.ScanCredentials(dialect{}, tx.QueryRowContext(ctx, sqlrow.CredentialsSQL, email))
 		if err != nil {
 			return err
 		}
@@ -109,7 +93,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
 		if c.TOTPEnabled {
-			if st.TOTP, err = scanTOTP(tx.QueryRowContext(ctx, totpSQL, userID)); err != nil {
+			if st.TOTP, err = sqlrow.ScanTOTP(dialect{}, tx.QueryRowContext(ctx, sqlrow.TOTPSQL, userID)); err != nil {
 				return err
 			}
 		}
@@ -121,7 +105,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		if st.TOTP != nil {
 			// The step used and a spent recovery code commit with the session.
-			if err := saveTOTP(ctx, tx, userID, st.TOTP); err != nil {
+			if err := sqlrow.SaveTOTP(ctx, sq{tx}, dialect{}, userID, st.TOTP); err != nil {
 				return err
 			}
 		} else if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
@@ -145,20 +129,7 @@ func saveCounters(ctx context.Context, tx *sql.Tx, userID int64, c account.Crede
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {
-	if ss.Kind == account.SessionConsole {
-		// A console session is carried by its cookie; it has no refresh token.
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt), ss.Kind, ss.TokenHash, ms(ss.LastSeen))
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt)); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,
-		refreshHash, ss.ID, ms(ss.CreatedAt))
-	return err
+	return sqlrow.InsertSession(ctx, sq{tx}, dialect{}, ss, refreshHash)
 }
 
 // CreateSession implements ports.AccountStore.
