@@ -426,3 +426,5 @@ func (dialect) Contains(col, term string) (string, any) {
 func (dialect) In(col string, ids []int64) (string, []any) {
 	return col + " = ANY (?)", []any{ids}
 }
+
+func (dialect) FormatError(err error) error { return formatError(err) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -203,12 +204,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 }
 
 func userExists(ctx context.Context, x q, userID int64) error {
-	var one int
-	err := x.row(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
-	if noRows(err) {
-		return notFound("user")
-	}
-	return err
+	return sqlrow.UserExists(ctx, x, userID)
 }
 
 // UserRoles implements ports.RoleStore.

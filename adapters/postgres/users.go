@@ -149,14 +149,7 @@ func userArgs(u user.User) ([]any, error) {
 
 const userWriteCols = sqlrow.UserWriteCols + `, search_key`
 
-func officeExists(ctx context.Context, x q, id int64) error {
-	var one int
-	err := x.row(ctx, `SELECT 1 FROM offices WHERE id = ?`, id).Scan(&one)
-	if noRows(err) {
-		return sqlrow.NotFoundID("office", id)
-	}
-	return err
-}
+func officeExists(ctx context.Context, x q, id int64) error { return sqlrow.OfficeExists(ctx, x, id) }
 
 func emailTaken(err error) error {
 	if domain.ErrorCode(formatError(err)) == domain.ECONFLICT {

@@ -3,9 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -176,12 +176,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 }
 
 func userExists(ctx context.Context, q queryer, userID int64) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound("user")
-	}
-	return err
+	return sqlrow.UserExists(ctx, sq{q}, userID)
 }
 
 // UserRoles implements ports.RoleStore.

@@ -138,3 +138,5 @@ func (x sq) Insert(ctx context.Context, query string, args ...any) (int64, error
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { r.Rows.Close() }
+
+func (dialect) FormatError(err error) error { return formatError(err) }

@@ -164,12 +164,7 @@ func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user
 }
 
 func officeExists(ctx context.Context, q queryer, id int64) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM offices WHERE id = ?`, id).Scan(&one)
-	if sqlrow.NoRows(err) {
-		return sqlrow.NotFoundID("office", id)
-	}
-	return err
+	return sqlrow.OfficeExists(ctx, sq{q}, id)
 }
 
 func emailTaken(err error) error {

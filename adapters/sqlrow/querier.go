@@ -41,3 +41,14 @@ func Exists(ctx context.Context, x Querier, what, query string, args ...any) err
 func UserExists(ctx context.Context, x Querier, userID int64) error {
 	return Exists(ctx, x, "user", `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID)
 }
+
+// OfficeExists returns ENOTFOUND, naming the id, unless the office is
+// there.
+func OfficeExists(ctx context.Context, x Querier, id int64) error {
+	var one int
+	err := x.Row(ctx, `SELECT 1 FROM offices WHERE id = ?`, id).Scan(&one)
+	if NoRows(err) {
+		return NotFoundID("office", id)
+	}
+	return err
+}

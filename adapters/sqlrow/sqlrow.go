@@ -148,6 +148,10 @@ type Dialect interface {
 	// In returns a condition that col is one of ids (at least one), and
 	// its arguments.
 	In(col string, ids []int64) (cond string, args []any)
+	// FormatError turns the engine's constraint violations into domain
+	// errors (ECONFLICT for a unique value, ENOTFOUND for a missing
+	// reference) and leaves other errors alone.
+	FormatError(err error) error
 }
 
 // Storage scales of the fixed-point INTEGER (bigint) columns.
