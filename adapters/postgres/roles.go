@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -18,42 +17,16 @@ var _ ports.RoleStore = (*RoleStore)(nil)
 // NewRoleStore returns the role store of db.
 func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
 
-// loadRoles reads roles with their permissions in one query, ordered by
-// name (ASCII case folded, as on SQLite).
+// roleOrder sorts roles by name, ASCII case folded, then id.
+const roleOrder = `lower(r.name COLLATE "C"), r.id`
+
+// loadRoles reads the roles join and where select, by name.
 func loadRoles(ctx context.Context, x q, where string, args ...any) ([]account.Role, error) {
-	rows, err := x.query(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
-		coalesce((SELECT array_agg(permission) FROM role_permissions WHERE role_id = r.id), '{}')
-		FROM roles r `+where+` ORDER BY lower(r.name COLLATE "C"), r.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Role{}
-	for rows.Next() {
-		var r account.Role
-		var perms []string
-		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
-			return nil, err
-		}
-		for _, n := range perms {
-			if p, ok := account.ParsePermission(n); ok {
-				r.Permissions |= account.NewPermissionSet(p)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.Roles(ctx, x, where, roleOrder, args...)
 }
 
 func loadRole(ctx context.Context, x q, id int64) (account.Role, error) {
-	rs, err := loadRoles(ctx, x, "WHERE r.id = ?", id)
-	if err != nil {
-		return account.Role{}, err
-	}
-	if len(rs) == 0 {
-		return account.Role{}, notFound("role")
-	}
-	return rs[0], nil
+	return sqlrow.Role(ctx, x, roleOrder, id)
 }
 
 // Roles implements ports.RoleStore.
@@ -64,13 +37,6 @@ func (s *RoleStore) Roles(ctx context.Context) ([]account.Role, error) {
 // Role implements ports.RoleStore.
 func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
 	return loadRole(ctx, s.db.read(), id)
-}
-
-func roleNameTaken(err error) error {
-	if domain.ErrorCode(formatError(err)) == domain.ECONFLICT {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
-	}
-	return err
 }
 
 // accessTx is tx for writes that change what a user may do: the commit
@@ -91,7 +57,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 		var id int64
 		if err := x.row(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?) RETURNING id`,
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole).Scan(&id); err != nil {
-			return roleNameTaken(err)
+			return sqlrow.RoleNameTaken(formatError(err))
 		}
 		var err error
 		r, err = loadRole(ctx, x, id)
@@ -115,7 +81,7 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 			}
 			if _, err := x.exec(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
 				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
-				return roleNameTaken(err)
+				return sqlrow.RoleNameTaken(formatError(err))
 			}
 			r, err = loadRole(ctx, x, id)
 			return err

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -19,42 +18,16 @@ var _ ports.RoleStore = (*RoleStore)(nil)
 // NewRoleStore returns the role store of db.
 func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
 
-// loadRoles reads roles with their permissions in one query (no query per
-// role), ordered by name.
+// roleOrder sorts roles by name, ASCII case folded, then id.
+const roleOrder = `r.name COLLATE NOCASE, r.id`
+
+// loadRoles reads the roles join and where select, by name.
 func loadRoles(ctx context.Context, q queryer, where string, args ...any) ([]account.Role, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
-		coalesce((SELECT group_concat(permission) FROM role_permissions WHERE role_id = r.id), '')
-		FROM roles r `+where+` ORDER BY r.name COLLATE NOCASE, r.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Role{}
-	for rows.Next() {
-		var r account.Role
-		var perms string
-		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
-			return nil, err
-		}
-		for _, n := range strings.Split(perms, ",") {
-			if p, ok := account.ParsePermission(n); ok {
-				r.Permissions |= account.NewPermissionSet(p)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.Roles(ctx, sq{q}, where, roleOrder, args...)
 }
 
 func loadRole(ctx context.Context, q queryer, id int64) (account.Role, error) {
-	rs, err := loadRoles(ctx, q, "WHERE r.id = ?", id)
-	if err != nil {
-		return account.Role{}, err
-	}
-	if len(rs) == 0 {
-		return account.Role{}, notFound("role")
-	}
-	return rs[0], nil
+	return sqlrow.Role(ctx, sq{q}, roleOrder, id)
 }
 
 // Roles implements ports.RoleStore.
@@ -67,13 +40,6 @@ func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
 	return loadRole(ctx, reader{s.db}, id)
 }
 
-func roleNameTaken(err error) error {
-	if domain.ErrorCode(err) == domain.ECONFLICT {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
-	}
-	return err
-}
-
 // CreateRole implements ports.RoleStore.
 func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
 	var r account.Role
@@ -81,7 +47,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 		res, err := tx.ExecContext(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`,
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole)
 		if err != nil {
-			return roleNameTaken(formatError(err))
+			return sqlrow.RoleNameTaken(formatError(err))
 		}
 		id, _ := res.LastInsertId()
 		r, err = loadRole(ctx, tx, id)
@@ -105,7 +71,7 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 		return guardLastAdmin(ctx, tx, keep, func() error {
 			if _, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
 				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
-				return roleNameTaken(formatError(err))
+				return sqlrow.RoleNameTaken(formatError(err))
 			}
 			r, err = loadRole(ctx, tx, id)
 			return err
