@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -125,7 +126,11 @@ func insertSession(ctx context.Context, x q, ss account.Session, refreshHash []b
 
 // CreateSession implements ports.AccountStore.
 func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, refreshHash []byte) error {
-	return s.db.tx(ctx, func(x q) error { return insertSession(ctx, x, ss, refreshHash) })
+	err := s.db.tx(ctx, func(x q) error { return insertSession(ctx, x, ss, refreshHash) })
+	if err != nil {
+		return fmt.Errorf("create session of user %d: %w", ss.UserID, err)
+	}
+	return nil
 }
 
 const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
@@ -207,23 +212,35 @@ func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (ac
 
 // TouchSession implements ports.AccountStore.
 func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, at, id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("touch session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeSession implements ports.AccountStore.
 func (s *AccountStore) RevokeSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.accessTx(ctx, func(x q) error {
+	err := s.db.accessTx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, at, id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("revoke session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeUserSessions implements ports.AccountStore.
 func (s *AccountStore) RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error {
-	return s.db.accessTx(ctx, func(x q) error { return revokeUserSessions(ctx, x, userID, at) })
+	err := s.db.accessTx(ctx, func(x q) error { return revokeUserSessions(ctx, x, userID, at) })
+	if err != nil {
+		return fmt.Errorf("revoke the sessions of user %d: %w", userID, err)
+	}
+	return nil
 }
 
 func revokeUserSessions(ctx context.Context, x q, userID int64, at time.Time) error {
@@ -282,11 +299,15 @@ func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, e
 
 // AddSigningKey implements ports.AccountStore.
 func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)`,
 			k.ID, k.PrivateKey, k.CreatedAt, nullTime(k.RetiredAt))
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("add signing key %q: %w", k.ID, err)
+	}
+	return nil
 }
 
 // Secret implements ports.AccountStore. Instances starting together
@@ -307,14 +328,20 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 		}
 		return x.row(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&v)
 	})
-	return v, err
+	if err != nil {
+		return v, fmt.Errorf("secret %q: %w", name, err)
+	}
+	return v, nil
 }
 
 // HasUsers implements ports.AccountStore.
 func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
 	var has bool
 	err := s.db.read().row(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&has)
-	return has, err
+	if err != nil {
+		return has, fmt.Errorf("count users: %w", err)
+	}
+	return has, nil
 }
 
 // Bootstrap implements ports.AccountStore. A transaction-level advisory
@@ -337,18 +364,25 @@ func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bo
 		created = err == nil
 		return err
 	})
-	return created, err
+	if err != nil {
+		return created, fmt.Errorf("bootstrap the first administrator: %w", err)
+	}
+	return created, nil
 }
 
 // EnsureRoles creates the Administrator and Staff roles when no role
 // exists, for commands that run before the first start.
 func (s *AccountStore) EnsureRoles(ctx context.Context) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		if _, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockLastAdmin); err != nil {
 			return err
 		}
 		return ensureRoles(ctx, x)
 	})
+	if err != nil {
+		return fmt.Errorf("ensure the built-in roles: %w", err)
+	}
+	return nil
 }
 
 func ensureRoles(ctx context.Context, x q) error {
@@ -455,7 +489,10 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 // ENOTFOUND if there is none.
 func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, error) {
 	c, err := s.CredentialsByEmail(ctx, account.NormalizeEmail(email))
-	return c.UserID, err
+	if err != nil {
+		return c.UserID, fmt.Errorf("find user by email: %w", err)
+	}
+	return c.UserID, nil
 }
 
 // Prune deletes sessions that ended more than a day before now, with
@@ -472,5 +509,8 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 		_, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour))
 		return err
 	})
-	return n, err
+	if err != nil {
+		return n, fmt.Errorf("prune expired rows: %w", err)
+	}
+	return n, nil
 }

@@ -45,7 +45,10 @@ func (s *SigningStore) CreateTemplate(ctx context.Context, t ports.SigningTempla
 		out, err = loadSigningTemplate(ctx, x, "t.id = ?", id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("create signing template %q: %w", t.Slug, err)
+	}
+	return out, nil
 }
 
 // Template implements ports.SigningStore.
@@ -55,7 +58,10 @@ func (s *SigningStore) Template(ctx context.Context, id int64) (ports.SigningTem
 		out, err = loadSigningTemplate(ctx, x, "t.id = ?", id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing template %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // TemplateBySlug implements ports.SigningStore.
@@ -65,7 +71,10 @@ func (s *SigningStore) TemplateBySlug(ctx context.Context, slug string) (ports.S
 		out, err = loadSigningTemplate(ctx, x, "t.slug = ?", slug)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing template %q: %w", slug, err)
+	}
+	return out, nil
 }
 
 func loadSigningTemplate(ctx context.Context, x q, where string, arg any) (ports.SigningTemplateRecord, error) {
@@ -125,7 +134,10 @@ func (s *SigningStore) CreateSubmission(ctx context.Context, sub ports.SigningSu
 		out, err = loadSigningSubmission(ctx, x, id, "")
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("create signing submission of template %d: %w", sub.TemplateID, err)
+	}
+	return out, nil
 }
 
 // Submission implements ports.SigningStore.
@@ -135,7 +147,10 @@ func (s *SigningStore) Submission(ctx context.Context, id int64) (ports.SigningS
 		out, err = loadSigningSubmission(ctx, x, id, "")
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing submission %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // SubmissionBySlug implements ports.SigningStore.
@@ -165,7 +180,10 @@ func (s *SigningStore) SubmissionBySlug(ctx context.Context, slug string) (ports
 	if err == nil && idx < 0 {
 		err = notFound("signing submitter")
 	}
-	return out, idx, err
+	if err != nil {
+		return out, idx, fmt.Errorf("load signing submission of submitter %q: %w", slug, err)
+	}
+	return out, idx, nil
 }
 
 // SubmissionsByTemplate implements ports.SigningStore.
@@ -175,7 +193,10 @@ func (s *SigningStore) SubmissionsByTemplate(ctx context.Context, templateID int
 		out, err = loadSigningSubmissions(ctx, x, "s.template_id = ? ORDER BY s.id DESC LIMIT ?", templateID, limit)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("list signing submissions of template %d: %w", templateID, err)
+	}
+	return out, nil
 }
 
 // UpdateSubmission implements ports.SigningStore. The submission's row is
@@ -215,7 +236,10 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 		out, err = loadSigningSubmission(ctx, x, id, "")
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("update signing submission %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // DueSubmissions implements ports.SigningStore through the partial index
@@ -259,7 +283,7 @@ func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64,
 
 // SetEvidence implements ports.SigningStore.
 func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocumentID, auditDocumentID string) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		n, err := x.exec(ctx, `UPDATE signing_submissions SET evidence_pending = false, combined_document_id = ?,
 			audit_document_id = ? WHERE id = ?`, combinedDocumentID, auditDocumentID, id)
 		if err != nil {
@@ -270,6 +294,10 @@ func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocume
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("set the evidence of signing submission %d: %w", id, err)
+	}
+	return nil
 }
 
 func loadSigningSubmission(ctx context.Context, x q, id int64, lock string) (ports.SigningSubmissionRecord, error) {

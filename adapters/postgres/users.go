@@ -243,7 +243,10 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 		}
 		return nil
 	})
-	return ids, err
+	if err != nil {
+		return ids, fmt.Errorf("create %d users: %w", len(us), err)
+	}
+	return ids, nil
 }
 
 // UpdateUser implements ports.UserStore. The user's row is locked, and
@@ -341,7 +344,10 @@ func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Offic
 		args := append(sqlrow.OfficeArgs(o), now, now)
 		return x.row(ctx, `INSERT INTO offices (`+sqlrow.OfficeWriteCols+`, created_at, updated_at) VALUES (`+placeholders(len(args))+`) RETURNING id`, args...).Scan(&o.ID)
 	})
-	return o, err
+	if err != nil {
+		return o, fmt.Errorf("create office %q: %w", o.Name, err)
+	}
+	return o, nil
 }
 
 // UpdateOffice implements ports.UserStore.
@@ -392,7 +398,10 @@ func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs 
 		out, err = offeringReviewers(ctx, x, offeringID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("add reviewers of offering %d: %w", offeringID, err)
+	}
+	return out, nil
 }
 
 // RemoveReviewers implements ports.UserStore.
@@ -406,5 +415,8 @@ func (s *UserStore) RemoveReviewers(ctx context.Context, offeringID int64, userI
 		out, err = offeringReviewers(ctx, x, offeringID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("remove reviewers of offering %d: %w", offeringID, err)
+	}
+	return out, nil
 }

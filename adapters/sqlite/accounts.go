@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -134,7 +135,11 @@ func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshH
 
 // CreateSession implements ports.AccountStore.
 func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, refreshHash []byte) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return insertSession(ctx, tx, ss, refreshHash) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return insertSession(ctx, tx, ss, refreshHash) })
+	if err != nil {
+		return fmt.Errorf("create session of user %d: %w", ss.UserID, err)
+	}
+	return nil
 }
 
 const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
@@ -192,23 +197,35 @@ func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (ac
 
 // TouchSession implements ports.AccountStore.
 func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("touch session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeSession implements ports.AccountStore.
 func (s *AccountStore) RevokeSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("revoke session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeUserSessions implements ports.AccountStore.
 func (s *AccountStore) RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return revokeUserSessions(ctx, tx, userID, at) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return revokeUserSessions(ctx, tx, userID, at) })
+	if err != nil {
+		return fmt.Errorf("revoke the sessions of user %d: %w", userID, err)
+	}
+	return nil
 }
 
 func revokeUserSessions(ctx context.Context, tx *sql.Tx, userID int64, at time.Time) error {
@@ -280,11 +297,15 @@ func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, e
 
 // AddSigningKey implements ports.AccountStore.
 func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)`,
 			k.ID, k.PrivateKey, ms(k.CreatedAt), nullMs(k.RetiredAt))
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("add signing key %q: %w", k.ID, err)
+	}
+	return nil
 }
 
 // Secret implements ports.AccountStore.
@@ -301,7 +322,10 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 		_, err = tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)`, name, v)
 		return err
 	})
-	return v, err
+	if err != nil {
+		return v, fmt.Errorf("secret %q: %w", name, err)
+	}
+	return v, nil
 }
 
 // HasUsers implements ports.AccountStore.
@@ -311,7 +335,10 @@ func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return err == nil, fmt.Errorf("count users: %w", err)
+	}
+	return err == nil, nil
 }
 
 // Bootstrap implements ports.AccountStore.
@@ -330,13 +357,20 @@ func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bo
 		created = err == nil
 		return err
 	})
-	return created, err
+	if err != nil {
+		return created, fmt.Errorf("bootstrap the first administrator: %w", err)
+	}
+	return created, nil
 }
 
 // EnsureRoles creates the Administrator and Staff roles when no role
 // exists, for commands that run before the first start.
 func (s *AccountStore) EnsureRoles(ctx context.Context) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return ensureRoles(ctx, tx) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return ensureRoles(ctx, tx) })
+	if err != nil {
+		return fmt.Errorf("ensure the built-in roles: %w", err)
+	}
+	return nil
 }
 
 func ensureRoles(ctx context.Context, tx *sql.Tx) error {
@@ -455,7 +489,10 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 // ENOTFOUND if there is none.
 func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, error) {
 	c, err := s.CredentialsByEmail(ctx, account.NormalizeEmail(email))
-	return c.UserID, err
+	if err != nil {
+		return c.UserID, fmt.Errorf("find user by email: %w", err)
+	}
+	return c.UserID, nil
 }
 
 // Prune deletes what sign-in no longer needs, so the file does not grow

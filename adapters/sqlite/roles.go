@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 
 	"counsel/adapters/sqlrow"
@@ -47,7 +48,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 		res, err := tx.ExecContext(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`,
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole)
 		if err != nil {
-			return sqlrow.RoleNameTaken(formatError(err))
+			return fmt.Errorf("create role: %w", sqlrow.RoleNameTaken(formatError(err)))
 		}
 		id, _ := res.LastInsertId()
 		r, err = loadRole(ctx, tx, id)
@@ -71,7 +72,7 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 		return guardLastAdmin(ctx, tx, keep, func() error {
 			if _, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
 				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
-				return sqlrow.RoleNameTaken(formatError(err))
+				return fmt.Errorf("update role %d: %w", id, sqlrow.RoleNameTaken(formatError(err)))
 			}
 			r, err = loadRole(ctx, tx, id)
 			return err
@@ -87,8 +88,10 @@ func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account
 			return err
 		}
 		return guardLastAdmin(ctx, tx, keep, func() error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id)
-			return err
+			if _, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("delete role %d: %w", id, err)
+			}
+			return nil
 		})
 	})
 }
@@ -114,7 +117,7 @@ func runRoleCheck(ctx context.Context, tx *sql.Tx, userID int64, check account.R
 		held, err = loadRoles(ctx, tx, `JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?
 			JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL`, userID)
 		if err != nil {
-			return err
+			return fmt.Errorf("load roles of user %d: %w", userID, err)
 		}
 	}
 	return check(held, func(id int64) (account.Role, error) { return loadRole(ctx, tx, id) })
@@ -133,7 +136,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 			return err
 		}
 		if err := replaceRolePermissions(ctx, tx, id, ps); err != nil {
-			return err
+			return fmt.Errorf("set permissions of role %d: %w", id, err)
 		}
 		r, err = loadRole(ctx, tx, id)
 		return err
@@ -162,8 +165,10 @@ func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64, check
 		if err := userExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID)
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID); err != nil {
+			return fmt.Errorf("give user %d role %d: %w", userID, roleID, err)
+		}
+		return nil
 	})
 }
 
@@ -177,8 +182,10 @@ func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, ch
 			return err
 		}
 		return guardLastAdmin(ctx, tx, keep, func() error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
-			return err
+			if _, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID); err != nil {
+				return fmt.Errorf("take role %d from user %d: %w", roleID, userID, err)
+			}
+			return nil
 		})
 	})
 }
@@ -189,7 +196,10 @@ func countAdmins(ctx context.Context, q queryer) (int, error) {
 	err := q.QueryRowContext(ctx, `SELECT count(DISTINCT u.id) FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
 		WHERE r.is_system_admin = 1 AND u.deleted_at IS NULL AND u.active = 1`).Scan(&n)
-	return n, err
+	if err != nil {
+		return 0, fmt.Errorf("count administrators: %w", err)
+	}
+	return n, nil
 }
 
 // guardLastAdmin runs change inside tx with the administrators counted

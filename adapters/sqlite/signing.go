@@ -60,7 +60,10 @@ func (s *SigningStore) CreateTemplate(ctx context.Context, t ports.SigningTempla
 		out, err = loadSigningTemplate(ctx, tx, "t.id = ?", id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("create signing template %q: %w", t.Slug, err)
+	}
+	return out, nil
 }
 
 // Template implements ports.SigningStore.
@@ -70,7 +73,10 @@ func (s *SigningStore) Template(ctx context.Context, id int64) (ports.SigningTem
 		out, err = loadSigningTemplate(ctx, tx, "t.id = ?", id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing template %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // TemplateBySlug implements ports.SigningStore.
@@ -80,7 +86,10 @@ func (s *SigningStore) TemplateBySlug(ctx context.Context, slug string) (ports.S
 		out, err = loadSigningTemplate(ctx, tx, "t.slug = ?", slug)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing template %q: %w", slug, err)
+	}
+	return out, nil
 }
 
 // loadSigningTemplate reads one template and its documents.
@@ -145,7 +154,10 @@ func (s *SigningStore) CreateSubmission(ctx context.Context, sub ports.SigningSu
 		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("create signing submission of template %d: %w", sub.TemplateID, err)
+	}
+	return out, nil
 }
 
 // Submission implements ports.SigningStore.
@@ -155,7 +167,10 @@ func (s *SigningStore) Submission(ctx context.Context, id int64) (ports.SigningS
 		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load signing submission %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // SubmissionBySlug implements ports.SigningStore.
@@ -185,7 +200,10 @@ func (s *SigningStore) SubmissionBySlug(ctx context.Context, slug string) (ports
 	if err == nil && idx < 0 {
 		err = notFound("signing submitter")
 	}
-	return out, idx, err
+	if err != nil {
+		return out, idx, fmt.Errorf("load signing submission of submitter %q: %w", slug, err)
+	}
+	return out, idx, nil
 }
 
 // SubmissionsByTemplate implements ports.SigningStore.
@@ -195,7 +213,10 @@ func (s *SigningStore) SubmissionsByTemplate(ctx context.Context, templateID int
 		out, err = loadSigningSubmissions(ctx, tx, "s.template_id = ? ORDER BY s.id DESC LIMIT ?", templateID, limit)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("list signing submissions of template %d: %w", templateID, err)
+	}
+	return out, nil
 }
 
 // UpdateSubmission implements ports.SigningStore.
@@ -234,7 +255,10 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 		out, err = loadSigningSubmission(ctx, tx, id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("update signing submission %d: %w", id, err)
+	}
+	return out, nil
 }
 
 // DueSubmissions implements ports.SigningStore. The partial index
@@ -260,7 +284,7 @@ func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64,
 
 // SetEvidence implements ports.SigningStore.
 func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocumentID, auditDocumentID string) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE signing_submissions SET evidence_pending = 0, combined_document_id = ?,
 			audit_document_id = ? WHERE id = ?`, combinedDocumentID, auditDocumentID, id)
 		if err != nil {
@@ -273,6 +297,10 @@ func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocume
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("set the evidence of signing submission %d: %w", id, err)
+	}
+	return nil
 }
 
 func loadSigningSubmission(ctx context.Context, q queryer, id int64) (ports.SigningSubmissionRecord, error) {

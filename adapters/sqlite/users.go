@@ -256,7 +256,10 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 		}
 		return nil
 	})
-	return ids, err
+	if err != nil {
+		return ids, fmt.Errorf("create %d users: %w", len(us), err)
+	}
+	return ids, nil
 }
 
 // UpdateUser implements ports.UserStore.
@@ -361,7 +364,10 @@ func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Offic
 		o.ID, err = res.LastInsertId()
 		return err
 	})
-	return o, err
+	if err != nil {
+		return o, fmt.Errorf("create office %q: %w", o.Name, err)
+	}
+	return o, nil
 }
 
 // UpdateOffice implements ports.UserStore.
@@ -415,7 +421,10 @@ func (s *UserStore) AddReviewers(ctx context.Context, offeringID int64, userIDs 
 		out, err = offeringReviewers(ctx, tx, offeringID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("add reviewers of offering %d: %w", offeringID, err)
+	}
+	return out, nil
 }
 
 // RemoveReviewers implements ports.UserStore.
@@ -430,5 +439,8 @@ func (s *UserStore) RemoveReviewers(ctx context.Context, offeringID int64, userI
 		out, err = offeringReviewers(ctx, tx, offeringID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("remove reviewers of offering %d: %w", offeringID, err)
+	}
+	return out, nil
 }
