@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/ports"
 )
 
@@ -245,40 +246,22 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 // DueSubmissions implements ports.SigningStore through the partial index
 // signing_submissions_due.
 func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.db.read().query(ctx, `SELECT id FROM signing_submissions
+	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID, `SELECT id FROM signing_submissions
 		WHERE status = 'pending' AND expire_at IS NOT NULL AND expire_at <= ? ORDER BY expire_at, id LIMIT ?`, now, limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list due signing submissions: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // EvidencePending implements ports.SigningStore, through the partial
 // index signing_submissions_evidence_pending.
 func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := s.db.read().query(ctx, `SELECT id FROM signing_submissions WHERE evidence_pending ORDER BY id LIMIT ?`, limit)
+	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending ORDER BY id LIMIT ?`, limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list signing submissions pending evidence: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // SetEvidence implements ports.SigningStore.

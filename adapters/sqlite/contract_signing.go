@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
@@ -96,7 +97,10 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return err == nil, fmt.Errorf("find a signed document by its SHA-256: %w", err)
+	}
+	return err == nil, nil
 }
 
 // UpdateBySubmission implements ports.ContractSigningStore; the contract

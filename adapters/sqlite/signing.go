@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/ports"
 )
 
@@ -264,22 +265,22 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 // DueSubmissions implements ports.SigningStore. The partial index
 // signing_submissions_due holds exactly the rows it reads.
 func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.db.query(ctx, `SELECT id FROM signing_submissions
+	ids, err := sqlrow.QueryAll(ctx, sq{reader{s.db}}, sqlrow.ID, `SELECT id FROM signing_submissions
 		WHERE status = 'pending' AND expire_at IS NOT NULL AND expire_at <= ? ORDER BY expire_at, id LIMIT ?`, ms(now), limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list due signing submissions: %w", err)
 	}
-	return scanIDs(rows)
+	return ids, nil
 }
 
 // EvidencePending implements ports.SigningStore, through the partial
 // index signing_submissions_evidence_pending.
 func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := s.db.query(ctx, `SELECT id FROM signing_submissions WHERE evidence_pending = 1 ORDER BY id LIMIT ?`, limit)
+	ids, err := sqlrow.QueryAll(ctx, sq{reader{s.db}}, sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending = 1 ORDER BY id LIMIT ?`, limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list signing submissions pending evidence: %w", err)
 	}
-	return scanIDs(rows)
+	return ids, nil
 }
 
 // SetEvidence implements ports.SigningStore.
