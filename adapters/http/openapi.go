@@ -430,7 +430,7 @@ func (s *server) renderDocs() []byte {
 		}
 		Components struct{ Schemas map[string]js }
 	}
-	if err := json.Unmarshal(s.doc, &doc); err != nil {
+	if err := json.Unmarshal(s.doc(), &doc); err != nil {
 		panic(err)
 	}
 	type resp struct{ Code, Desc, Schema string }
@@ -505,4 +505,4 @@ func (s *server) renderDocs() []byte {
 
 // Document returns the OpenAPI document of the whole API (every route
 // exists whatever services are wired), for tools that generate clients.
-func Document() []byte { return newServer(Services{}, Options{}).doc }
+func Document() []byte { return newServer(Services{}, Options{}).doc() }

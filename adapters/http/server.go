@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"counsel/ports"
@@ -73,15 +74,17 @@ type server struct {
 	limiter *rateLimiter
 	router  *mux.Router
 	routes  []route
-	doc     []byte // the OpenAPI document, built once
-	docHTML []byte // the /docs page, built once
+	// The OpenAPI document and the /docs page are built on first request:
+	// an idle server need not hold them (nor touch kin-openapi's code).
+	doc     func() []byte
+	docHTML func() []byte
 }
 
 // NewHandler returns the HTTP handler of the whole service.
 func NewHandler(svc Services, opts Options) http.Handler { return newServer(svc, opts).handler() }
 
 // handler is the router wrapped in the outer middleware.
-func (s *server) handler() http.Handler { return s.observe(FrameGuard(s.cors(s.router))) }
+func (s *server) handler() http.Handler { return FrameGuard(s.observe(s.cors(s.router))) }
 
 func newServer(svc Services, opts Options) *server {
 	if opts.Logger == nil {
@@ -119,8 +122,8 @@ func newServer(svc Services, opts Options) *server {
 	if svc.Console != nil {
 		s.mountConsole(svc.Console)
 	}
-	s.doc = s.openAPI()
-	s.docHTML = s.renderDocs()
+	s.doc = sync.OnceValue(s.openAPI)
+	s.docHTML = sync.OnceValue(s.renderDocs)
 	return s
 }
 
