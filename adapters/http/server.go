@@ -74,8 +74,8 @@ type server struct {
 	limiter *rateLimiter
 	router  *mux.Router
 	routes  []route
-	// The OpenAPI document and the /docs page are built on first request:
-	// an idle server need not hold them (nor touch kin-openapi's code).
+	// The OpenAPI document (with this build's version) and the /docs page
+	// are made on first request: an idle server need not hold them.
 	doc     func() []byte
 	docHTML func() []byte
 }
@@ -122,7 +122,7 @@ func newServer(svc Services, opts Options) *server {
 	if svc.Console != nil {
 		s.mountConsole(svc.Console)
 	}
-	s.doc = sync.OnceValue(s.openAPI)
+	s.doc = sync.OnceValue(s.document)
 	s.docHTML = sync.OnceValue(s.renderDocs)
 	return s
 }
