@@ -88,7 +88,6 @@ func accessText(a access) string {
 	}
 }
 
-
 // schemas returns every named schema of the API reference: those of the
 // Go types (schemas.go), the enumerations, and the few bodies no Go type
 // describes.
@@ -322,7 +321,6 @@ func responses(rt route) js {
 	}
 	return out
 }
-
 
 // TestDocumentVersion checks the served document states the build's
 // version and stays valid JSON whatever the version's characters.
