@@ -236,12 +236,21 @@ func bearer(r *http.Request) (string, bool) {
 // limitBody caps the request body; reading past it fails with
 // *http.MaxBytesError, which decode turns into a 413.
 func limitBody(n int64, next http.Handler) http.Handler {
+	capped := capBody(n, next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {
 			writeProblem(w, problem{Status: http.StatusRequestEntityTooLarge,
 				Detail: fmt.Sprintf("the request body is larger than %d bytes", n)})
 			return
 		}
+		capped.ServeHTTP(w, r)
+	})
+}
+
+// capBody makes reading past n bytes of the body fail with
+// *http.MaxBytesError, for handlers that answer that themselves.
+func capBody(n int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, n)
 		next.ServeHTTP(w, r)
 	})

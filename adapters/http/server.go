@@ -164,8 +164,10 @@ const RateLimitedHeader = "X-Counsel-Rate-Limited"
 func (s *server) mountConsole(console http.Handler) {
 	s.router.Handle("/", named("/", http.RedirectHandler("/console", http.StatusFound))).Methods("GET", "HEAD")
 	// The console's document upload streams a file of up to 20 MiB.
-	s.router.Handle("/console/contracts/{id:[0-9]+}/documents", named("/console", limitBody(uploadBodyLimit, console))).Methods("POST")
-	s.router.PathPrefix("/console").Handler(named("/console", limitBody(s.opts.MaxBody,
+	// The console answers a body past its limit with its own page, so its
+	// bodies are capped (capBody) rather than refused here in JSON.
+	s.router.Handle("/console/contracts/{id:[0-9]+}/documents", named("/console", capBody(uploadBodyLimit, console))).Methods("POST")
+	s.router.PathPrefix("/console").Handler(named("/console", capBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)
 			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {
