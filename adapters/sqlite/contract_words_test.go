@@ -398,6 +398,9 @@ func TestContractIndexesExact(t *testing.T) {
 	}
 	checkContractIndexes(t, db)
 	is := is.New(t)
+	for _, ix := range fullTextIndexes {
+		is.Equal(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM `+ix+`_idx`), 1) // merged after the load
+	}
 	is.Equal(scalar[int](t, db, `SELECT count(*) FROM contract_audit WHERE action = 'created'`), len(cs)) // an entry each
 	is.Equal(scalar[int](t, db, `SELECT count(*) FROM contracts c JOIN contract_audit a ON a.contract_id = c.id
 		AND a.to_status = c.status AND a.at = c.created_at`), len(cs)) // with the contract's status and time
@@ -432,6 +435,11 @@ func TestContractIndexesExact(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		checkContractIndexes(t, db)
+		is := is.New(t)
+		is.True(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`) > 1) // the writes' segments
+		is.NoErr(db.Optimize(ctx))                                                                 // housekeeping merges them
+		is.Equal(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`), 1)
 		checkContractIndexes(t, db)
 	})
 

@@ -268,6 +268,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 			string(contract.ActionCreated), int(contract.ActorUser), userID, name, last); err != nil {
 			return fmt.Errorf("audit of the imported contracts: %w", err)
 		}
-		return nil
+		// The load wrote its full-text indexes in many segments.
+		return mergeFullText(ctx, tx, 0, fullTextIndexes...)
 	})
 }
