@@ -85,6 +85,19 @@ func randomContracts(rnd *rand.Rand, n int) []contract.Contract {
 	return cs
 }
 
+// importedDB opens a database holding n contracts of randomContracts,
+// imported in bulk.
+func importedDB(t *testing.T, rnd *rand.Rand, n int) (*DB, *ContractStore, []contract.Contract) {
+	t.Helper()
+	db := openDB(t)
+	s := NewContractStore(db)
+	cs := randomContracts(rnd, n)
+	if err := s.ImportContracts(context.Background(), cs, 1); err != nil {
+		t.Fatal(err)
+	}
+	return db, s, cs
+}
+
 // randomTerm is a search term: a piece of a word of some contract's
 // text, in any case, sometimes odd.
 func randomTerm(rnd *rand.Rand, cs []contract.Contract) string {
@@ -142,13 +155,8 @@ func randomFilter(rnd *rand.Rand, cs []contract.Contract) contract.Filter {
 func TestWordSearchMatchesNaive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openDB(t)
-	s := NewContractStore(db)
 	rnd := rand.New(rand.NewPCG(17, 12))
-	cs := randomContracts(rnd, 600)
-	if err := s.ImportContracts(ctx, cs, 1); err != nil {
-		t.Fatal(err)
-	}
+	db, s, cs := importedDB(t, rnd, 600)
 	for i := range 60 { // edits through the store: new words, other statuses, deletes
 		id := int64(1 + rnd.IntN(len(cs)))
 		if i%10 == 0 {
@@ -389,13 +397,8 @@ func checkContractIndexes(t *testing.T, db *DB) {
 func TestContractIndexesExact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openDB(t)
-	s := NewContractStore(db)
 	rnd := rand.New(rand.NewPCG(17, 13))
-	cs := randomContracts(rnd, 1800) // more than one statement's rows (insertRows)
-	if err := s.ImportContracts(ctx, cs, 1); err != nil {
-		t.Fatal(err)
-	}
+	db, s, cs := importedDB(t, rnd, 1800) // more than one statement's rows (insertRows)
 	checkContractIndexes(t, db)
 	is := is.New(t)
 	for _, ix := range fullTextIndexes {
@@ -438,17 +441,13 @@ func TestContractIndexesExact(t *testing.T) {
 		checkContractIndexes(t, db)
 		is := is.New(t)
 		is.True(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`) > 1) // the writes' segments
-		is.NoErr(db.Optimize(ctx))                                                                 // housekeeping merges them
+		is.NoErr(db.Optimize(ctx))                                                               // housekeeping merges them
 		is.Equal(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`), 1)
 		checkContractIndexes(t, db)
 	})
 
 	t.Run("plain SQL and REPLACE", func(t *testing.T) { // on few contracts: checked after each statement
-		db := openDB(t)
-		s := NewContractStore(db)
-		if err := s.ImportContracts(ctx, randomContracts(rnd, 40), 1); err != nil {
-			t.Fatal(err)
-		}
+		db, s, _ := importedDB(t, rnd, 40)
 		live := func() (a, b int64) {
 			t.Helper()
 			return scalar[int64](t, db, `SELECT min(id) FROM contracts`), scalar[int64](t, db, `SELECT max(id) FROM contracts`)
