@@ -398,7 +398,7 @@ func TestContractIndexesExact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(17, 13))
-	db, s, cs := importedDB(t, rnd, 1800) // more than one statement's rows (insertRows)
+	db, s, cs := importedDB(t, rnd, 400)
 	checkContractIndexes(t, db)
 	is := is.New(t)
 	for _, ix := range fullTextIndexes {
