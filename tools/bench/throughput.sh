@@ -58,14 +58,14 @@ for bin in "$@"; do for engine in $engines; do
 		bare=$(wrk -t2 -c32 -d5s http://127.0.0.1:18090/api/me | awk '/Requests\/sec/ {print $2}')
 		echo "$name /api/me round $round: $me req/s, bare $bare req/s ($(echo "$me $bare" | awk '{printf "%.0f", 100*$1/$2}')%)"
 	done
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 2 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (2): /"
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (16): /"
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (64): /"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 2 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (2): |"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (16): |"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (64): |"
 	echo "$name: RSS after refresh $(($(ps -o rss= -p "$pid") / 1024)) MB"
 	for i in $(seq 0 49); do # while it runs, as an operator would
 		echo "$PW" | COUNSEL_DB="$db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
 	done
-	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s/^/$name: /" &
+	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s|^|$name: |" &
 	lp=$! peak=0
 	while kill -0 $lp 2>/dev/null; do
 		r=$(ps -o rss= -p "$pid"); [ "$r" -gt "$peak" ] && peak=$r; sleep 0.1
