@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/counsel
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run test build bench bench-contracts bench-quiet fuzz fmt vet clean
+.PHONY: run test build bench bench-contracts bench-quiet fuzz fmt vet clean openapi
 
 ## run: build and start the service on ./counsel.db, or on COUNSEL_DB=postgres://... (first start creates admin@localhost)
 run: build
@@ -39,6 +39,11 @@ bench-contracts:
 ## bench-quiet: every figure of the README's performance tables, old (5e4fffb or OLD=rev) against this tree (8-12 min)
 bench-quiet:
 	sh tools/bench/quiet.sh $(OLD)
+
+## openapi: regenerate the API reference (adapters/http/openapi.json) after changing a route or a DTO;
+## make test fails while it is out of date
+openapi:
+	COUNSEL_UPDATE_OPENAPI=1 $(GO) test -count=1 -run TestOpenAPIDocumentCurrent ./adapters/http
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -15,6 +15,8 @@ package console
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -263,6 +265,11 @@ func (c *console) guard(rt route) http.Handler {
 		// part: uploads stream, so the guard does not parse them.
 		if r.Method == http.MethodPost && !rt.multipart {
 			if err := r.ParseForm(); err != nil {
+				if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+					c.errorPage(w, r, http.StatusRequestEntityTooLarge, "Form too large",
+						fmt.Sprintf("The form was larger than %d KiB. Go back, shorten what you typed and try again.", mbe.Limit>>10))
+					return
+				}
 				c.errorPage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 				return
 			}

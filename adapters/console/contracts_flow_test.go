@@ -250,3 +250,25 @@ func TestDocumentTooLarge(t *testing.T) {
 	is.True(strings.Contains(r.Body, `id="e-file"`))
 	is.True(strings.Contains(b.get(fmt.Sprintf("/console/contracts/%d", id)).Body, "Documents (0)"))
 }
+
+// TestBodiesPastTheLimit checks the console answers a body past the
+// transport's limit with its own page, not the API's JSON problem: an
+// upload declaring more than 21 MiB gets the contract page with the error
+// at the file input, unread; a form past 1 MiB an error page.
+func TestBodiesPastTheLimit(t *testing.T) {
+	is := is.New(t)
+	s := newServer(t)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	id := b.createContract("Huge", nil)
+	r := b.upload(id, "huge.pdf", append(porttest.MinimalPDF(1), make([]byte, 22<<20)...), false)
+	is.Equal(r.Status, http.StatusRequestEntityTooLarge)
+	is.True(strings.HasPrefix(r.Header.Get("Content-Type"), "text/html"))
+	is.True(strings.Contains(r.Body, `id="e-file"`))
+	is.True(strings.Contains(r.Body, "larger than 20 MiB"))
+
+	r = b.post(fmt.Sprintf("/console/contracts/%d", id), url.Values{"contractName": {strings.Repeat("x", 2<<20)}})
+	is.Equal(r.Status, http.StatusRequestEntityTooLarge)
+	is.True(strings.HasPrefix(r.Header.Get("Content-Type"), "text/html"))
+	is.True(strings.Contains(r.Body, "Form too large"))
+}

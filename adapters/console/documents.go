@@ -28,6 +28,11 @@ const uploadXHR = "X-Counsel-Upload"
 
 func (c *console) documentUpload(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
+	if r.ContentLength > contract.MaxDocumentSize+uploadSlack {
+		// Said before reading: the file would be refused at its end.
+		c.contractFail(w, r, p, id, false, fileError(domain.Errorf(domain.ETOOLARGE, "the file is larger than %d MiB", contract.MaxDocumentSize>>20)))
+		return
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		c.errorPage(w, r, http.StatusBadRequest, "Bad request", "Send the document with the upload form.")
@@ -78,15 +83,23 @@ func (c *console) documentUpload(w http.ResponseWriter, r *http.Request, p *page
 		}
 		break
 	}
-	// Errors of the file are shown at the file input.
+	c.contractFail(w, r, p, id, false, fileError(err))
+}
+
+// uploadSlack is what an upload's body may hold beyond the file: the
+// token, the multipart framing and the file's headers.
+const uploadSlack = 64 << 10
+
+// fileError puts an error of the file at the file input.
+func fileError(err error) error {
 	var de *domain.Error
 	if errors.As(err, &de) && len(de.Fields) == 0 {
 		switch de.Code {
 		case domain.ETOOLARGE, domain.EUNSUPPORTED, domain.EINVALID, domain.ECONFLICT:
-			err = &domain.Error{Code: de.Code, Message: de.Message, Fields: map[string][]string{"file": {de.Message}}}
+			return &domain.Error{Code: de.Code, Message: de.Message, Fields: map[string][]string{"file": {de.Message}}}
 		}
 	}
-	c.contractFail(w, r, p, id, false, err)
+	return err
 }
 
 // readErrors turns a broken upload (cut off, past the size limit) into a

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -98,7 +99,7 @@ type fieldData struct {
 	Required                                    bool
 }
 
-type templates map[string]*template.Template
+type templates map[string]func() *template.Template
 
 var funcs = template.FuncMap{
 	// field renders a labelled input: name, label, type, then options
@@ -181,7 +182,11 @@ var funcs = template.FuncMap{
 	"add":   func(a, b int64) int64 { return a + b },
 }
 
-// parseTemplates parses every page with the layout.
+// parseTemplates parses the layout now and each page with it on the
+// page's first use: every page holds a copy of the layout, and an idle
+// console need not hold twenty (about 2.5 MB). The templates are embedded
+// and every page is rendered by the tests, so a late parse cannot fail in
+// a build that passed them.
 func parseTemplates() templates {
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html"))
 	names, _ := fs.Glob(templateFS, "templates/*.html")
@@ -191,7 +196,9 @@ func parseTemplates() templates {
 		if name == "layout" || name == "partials" {
 			continue
 		}
-		t[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
+		t[name] = sync.OnceValue(func() *template.Template {
+			return template.Must(template.Must(base.Clone()).ParseFS(templateFS, n))
+		})
 	}
 	return t
 }
@@ -212,7 +219,7 @@ func (c *console) render(w http.ResponseWriter, r *http.Request, status int, nam
 		c.internal(w, r, errors.New("no template "+name))
 		return
 	}
-	if err := t.ExecuteTemplate(&buf, "layout.html", p); err != nil {
+	if err := t().ExecuteTemplate(&buf, "layout.html", p); err != nil {
 		c.internal(w, r, err)
 		return
 	}
@@ -249,7 +256,7 @@ func (c *console) internal(w http.ResponseWriter, r *http.Request, err error) {
 	c.log.ErrorContext(r.Context(), "console: internal error", "request_id", id, "path", r.URL.Path, "err", err)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusInternalServerError)
-	_ = c.tmpl["500"].ExecuteTemplate(w, "layout.html", &page{Title: "Something went wrong", RequestID: id, Form: url.Values{}})
+	_ = c.tmpl["500"]().ExecuteTemplate(w, "layout.html", &page{Title: "Something went wrong", RequestID: id, Form: url.Values{}})
 }
 
 // statusOf maps a domain error code to the status of the page showing it.

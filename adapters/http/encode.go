@@ -40,8 +40,8 @@ func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
 		b = []byte(`{"type":"/problems/internal","title":"Internal Server Error","status":500,"detail":"an internal error occurred"}` + "\n")
 	}
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h["Content-Type"] = []string{contentType} // canonical keys: no Set needed
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
 	w.Write(b)
 }

@@ -17,9 +17,13 @@ import (
 // frame-ancestors and X-Frame-Options. It is applied to every answer,
 // not only text/html ones, so a page added later, a sniffed error body,
 // or another adapter's page cannot forget it. Applying it twice is
-// harmless.
+// harmless: the inner one sees the outer's writer and adds nothing.
 func FrameGuard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := w.(*frameWriter); ok {
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(&frameWriter{ResponseWriter: w}, r)
 	})
 }
@@ -36,17 +40,24 @@ func (w *frameWriter) guard() {
 	}
 	w.done = true
 	h := w.Header()
-	csp := h.Get("Content-Security-Policy")
-	if !strings.Contains(csp, "frame-ancestors") {
-		if csp != "" {
-			csp += "; "
-		}
-		h.Set("Content-Security-Policy", csp+"frame-ancestors 'none'")
+	// Canonical keys, read and written directly: this runs on every answer.
+	switch csp := h["Content-Security-Policy"]; {
+	case len(csp) == 0 || csp[0] == "":
+		h["Content-Security-Policy"] = frameNone
+	case !strings.Contains(csp[0], "frame-ancestors"):
+		h["Content-Security-Policy"] = []string{csp[0] + "; frame-ancestors 'none'"}
 	}
-	if h.Get("X-Frame-Options") == "" {
-		h.Set("X-Frame-Options", "DENY")
+	if x := h["X-Frame-Options"]; len(x) == 0 || x[0] == "" {
+		h["X-Frame-Options"] = deny
 	}
 }
+
+// The framing headers' usual values, shared: header values are never
+// changed in place.
+var (
+	frameNone = []string{"frame-ancestors 'none'"}
+	deny      = []string{"DENY"}
+)
 
 func (w *frameWriter) WriteHeader(code int) {
 	w.guard()

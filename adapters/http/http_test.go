@@ -280,3 +280,45 @@ func TestPanicsBecomeProblems(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestExactRoutes checks the exact-path shortcut routes as the router
+// would: a path's own methods reach its handler, other methods get the
+// router's 405, near misses its 404, and every route without variables
+// is in the shortcut.
+func TestExactRoutes(t *testing.T) {
+	t.Parallel()
+	s := newServer(Services{Accounts: stubAccounts{}}, Options{})
+	h := s.handler()
+	n := 0
+	for _, rt := range s.routes {
+		if !strings.Contains(rt.path, "{") {
+			n++
+			if s.exact[rt.path][rt.method] == nil {
+				t.Errorf("%s %s is not in the shortcut", rt.method, rt.path)
+			}
+		}
+	}
+	is := is.New(t)
+	is.True(n > 10)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"POST", "/api/account/login/get-otp", 200}, // the stub answers
+		{"GET", "/api/account/login/get-otp", 405},
+		{"DELETE", "/healthz", 405},
+		{"POST", "/api/account/login/get-otp/", 404},
+		{"GET", "/API/me", 404},
+		{"GET", "/healthz", 200},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			is := is.New(t)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(`{"email":"a@b.c"}`)))
+			is.Equal(rec.Code, tc.status)
+			if tc.status >= 400 {
+				is.Equal(rec.Header().Get("Content-Type"), "application/problem+json")
+			}
+		})
+	}
+}

@@ -24,20 +24,16 @@ func muxVars(r *http.Request) map[string]string { return mux.Vars(r) }
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	routeKey
-)
-
-// routeName is filled in by the matched route so the outer logging
-// middleware can log the route template rather than the raw path.
-type routeName struct{ name string }
+// requestKey holds the request's *observed: its id, and its route once a
+// route matched. One context value (and one allocation with the status
+// writer) serves both, since every API request passes here.
+const requestKey ctxKey = 0
 
 // named records the route template for the log line.
 func named(path string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rn, ok := r.Context().Value(routeKey).(*routeName); ok {
-			rn.name = path
+		if o, ok := r.Context().Value(requestKey).(*observed); ok {
+			o.route = path
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -45,8 +41,10 @@ func named(path string, next http.Handler) http.Handler {
 
 // requestID returns the id of the request in ctx.
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if o, ok := ctx.Value(requestKey).(*observed); ok {
+		return o.id
+	}
+	return ""
 }
 
 // validRequestID accepts a client's X-Request-Id only when it is short and
@@ -69,21 +67,24 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// statusWriter records the status and size of a response.
-type statusWriter struct {
+// observed is a request seen by observe: its id and route for the log
+// line, and a writer recording the status and size of its response.
+type observed struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	id     string
+	route  string
 }
 
-func (w *statusWriter) WriteHeader(code int) {
+func (w *observed) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *observed) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -93,9 +94,13 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *observed) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe is the outermost middleware: request id, security headers,
+// nosniff is the one value of X-Content-Type-Options; header values are
+// never changed in place, so every response can share it.
+var nosniff = []string{"nosniff"}
+
+// observe is the outermost middleware (within FrameGuard): request id, security headers,
 // panic recovery and one log line per request. The log has the route
 // template, never the URL's query, a header or a body, so no token,
 // password or code can reach it.
@@ -106,13 +111,13 @@ func (s *server) observe(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		rn := &routeName{name: "unmatched"}
-		ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), routeKey, rn)
+		sw := &observed{ResponseWriter: w, id: id, route: "unmatched"}
+		ctx := context.WithValue(r.Context(), requestKey, sw)
 		r = r.WithContext(ctx)
 		h := w.Header()
-		h.Set("X-Request-Id", id)
-		h.Set("X-Content-Type-Options", "nosniff")
-		sw := &statusWriter{ResponseWriter: w}
+		// The keys are canonical already: Set would canonicalize them again.
+		h["X-Request-Id"] = []string{id}
+		h["X-Content-Type-Options"] = nosniff
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -123,9 +128,8 @@ func (s *server) observe(next http.Handler) http.Handler {
 					s.fail(sw, r, fmt.Errorf("panic: %v", v))
 				}
 			}
-			route := rn.name
 			s.log.LogAttrs(ctx, levelFor(sw.status), "request",
-				slog.String("method", r.Method), slog.String("route", route), slog.Int("status", sw.status),
+				slog.String("method", r.Method), slog.String("route", sw.route), slog.Int("status", sw.status),
 				slog.Duration("duration", time.Since(start)), slog.Int64("bytes", sw.bytes), slog.String("request_id", id))
 		}()
 		next.ServeHTTP(sw, r)
@@ -232,12 +236,21 @@ func bearer(r *http.Request) (string, bool) {
 // limitBody caps the request body; reading past it fails with
 // *http.MaxBytesError, which decode turns into a 413.
 func limitBody(n int64, next http.Handler) http.Handler {
+	capped := capBody(n, next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > n {
 			writeProblem(w, problem{Status: http.StatusRequestEntityTooLarge,
 				Detail: fmt.Sprintf("the request body is larger than %d bytes", n)})
 			return
 		}
+		capped.ServeHTTP(w, r)
+	})
+}
+
+// capBody makes reading past n bytes of the body fail with
+// *http.MaxBytesError, for handlers that answer that themselves.
+func capBody(n int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, n)
 		next.ServeHTTP(w, r)
 	})

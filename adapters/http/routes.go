@@ -40,19 +40,3 @@ func optionalModule(rs []route) []route {
 	}
 	return rs
 }
-
-// schemas returns every named schema of the API reference: those of the
-// Go types (schemas.go), the enumerations, and the few bodies no Go type
-// describes.
-func (s *server) schemas() map[string]js {
-	all, err := generate(components())
-	if err != nil {
-		panic(err) // the types are static: a failure is a bug caught by tests
-	}
-	for _, m := range []map[string]js{enumerations()} {
-		for k, v := range m {
-			all[k] = v
-		}
-	}
-	return all
-}

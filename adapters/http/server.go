@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"counsel/ports"
@@ -73,15 +75,34 @@ type server struct {
 	limiter *rateLimiter
 	router  *mux.Router
 	routes  []route
-	doc     []byte // the OpenAPI document, built once
-	docHTML []byte // the /docs page, built once
+	// exact holds the routes without path variables, by path and method:
+	// most requests (sign-in, refresh, /api/me) take one map lookup
+	// instead of gorilla's regular expressions tried route by route.
+	// Everything else, and every miss, goes to the router.
+	exact map[string]map[string]http.Handler
+	// The OpenAPI document (with this build's version) and the /docs page
+	// are made on first request: an idle server need not hold them.
+	doc     func() []byte
+	docHTML func() []byte
 }
 
 // NewHandler returns the HTTP handler of the whole service.
 func NewHandler(svc Services, opts Options) http.Handler { return newServer(svc, opts).handler() }
 
 // handler is the router wrapped in the outer middleware.
-func (s *server) handler() http.Handler { return s.observe(FrameGuard(s.cors(s.router))) }
+func (s *server) handler() http.Handler {
+	return FrameGuard(s.observe(s.cors(http.HandlerFunc(s.dispatch))))
+}
+
+// dispatch serves a request by its exact route when it has one, and
+// through the router otherwise (path variables, 404, 405, the console).
+func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
+	if h := s.exact[r.URL.Path][r.Method]; h != nil {
+		h.ServeHTTP(w, r)
+		return
+	}
+	s.router.ServeHTTP(w, r)
+}
 
 func newServer(svc Services, opts Options) *server {
 	if opts.Logger == nil {
@@ -95,6 +116,7 @@ func newServer(svc Services, opts Options) *server {
 	}
 	s := &server{svc: svc, opts: opts, log: opts.Logger, limiter: newRateLimiter(opts.AuthRateLimit, opts.Now)}
 	s.routes = s.routeTable()
+	s.exact = map[string]map[string]http.Handler{}
 	s.router = mux.NewRouter()
 	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.failf(w, r, "not_found", "no route for %s %s", r.Method, r.URL.Path)
@@ -115,12 +137,20 @@ func newServer(svc Services, opts Options) *server {
 		}
 		h = named(docPath(rt.path), limitBody(body, h))
 		s.router.Handle(rt.path, h).Methods(rt.method)
+		if !strings.Contains(rt.path, "{") {
+			if s.exact[rt.path] == nil {
+				s.exact[rt.path] = map[string]http.Handler{}
+			}
+			if s.exact[rt.path][rt.method] == nil { // as in the router, the first wins
+				s.exact[rt.path][rt.method] = h
+			}
+		}
 	}
 	if svc.Console != nil {
 		s.mountConsole(svc.Console)
 	}
-	s.doc = s.openAPI()
-	s.docHTML = s.renderDocs()
+	s.doc = sync.OnceValue(s.document)
+	s.docHTML = sync.OnceValue(s.renderDocs)
 	return s
 }
 
@@ -134,8 +164,10 @@ const RateLimitedHeader = "X-Counsel-Rate-Limited"
 func (s *server) mountConsole(console http.Handler) {
 	s.router.Handle("/", named("/", http.RedirectHandler("/console", http.StatusFound))).Methods("GET", "HEAD")
 	// The console's document upload streams a file of up to 20 MiB.
-	s.router.Handle("/console/contracts/{id:[0-9]+}/documents", named("/console", limitBody(uploadBodyLimit, console))).Methods("POST")
-	s.router.PathPrefix("/console").Handler(named("/console", limitBody(s.opts.MaxBody,
+	// The console answers a body past its limit with its own page, so its
+	// bodies are capped (capBody) rather than refused here in JSON.
+	s.router.Handle("/console/contracts/{id:[0-9]+}/documents", named("/console", capBody(uploadBodyLimit, console))).Methods("POST")
+	s.router.PathPrefix("/console").Handler(named("/console", capBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)
 			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {

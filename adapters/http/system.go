@@ -49,7 +49,7 @@ func (s *server) handleJWKS() http.HandlerFunc {
 func (s *server) handleOpenAPI() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(s.doc)
+		w.Write(s.doc())
 	}
 }
 
@@ -57,6 +57,6 @@ func (s *server) handleDocs() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-		w.Write(s.docHTML)
+		w.Write(s.docHTML())
 	}
 }

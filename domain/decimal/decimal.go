@@ -17,6 +17,7 @@ package decimal
 
 import (
 	"math/big"
+	"strconv"
 	"strings"
 
 	"counsel/domain"
@@ -342,11 +343,104 @@ func (d Decimal) String() string {
 // fraction digits: 0.3 gives "0.30" at 2 places. A negative places
 // rounds to tens, hundreds, ... and prints no point.
 func (d Decimal) StringFixed(places int32) string {
+	if s, ok := d.fixedSmall(places); ok {
+		return s
+	}
 	return d.Round(places).format()
+}
+
+// pow10s are the powers of ten an int64 holds.
+var pow10s = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// fixedSmall is StringFixed in int64 arithmetic, for the coefficients of
+// everyday money and ratios: every API answer formats several, and
+// math/big costs about ten allocations each. It reports false where the
+// value or the rescaling does not fit, and StringFixed falls back to big.
+func (d Decimal) fixedSmall(places int32) (string, bool) {
+	if places < 0 || (d.coef != nil && !d.coef.IsInt64()) {
+		return "", false
+	}
+	var c int64
+	if d.coef != nil {
+		c = d.coef.Int64()
+	}
+	switch diff := int64(places) - int64(d.scale); {
+	case diff >= 0:
+		if diff >= int64(len(pow10s)) {
+			return "", false
+		}
+		m := pow10s[diff]
+		if c > 0 && c > (1<<63-1)/m || c < 0 && c < -(1<<63-1)/m {
+			return "", false
+		}
+		c *= m
+	default:
+		if -diff >= int64(len(pow10s)) {
+			return "", false
+		}
+		den := pow10s[-diff]
+		q, r := c/den, c%den
+		if r < 0 {
+			r = -r
+		}
+		if 2*r >= den { // half away from zero; 2r < 2*10^18 cannot overflow
+			if c < 0 {
+				q--
+			} else {
+				q++
+			}
+		}
+		c = q
+	}
+	var buf [48]byte
+	return string(appendPoint(buf[:0], c, int(places))), true
+}
+
+// appendPoint appends c / 10^scale in plain decimal notation.
+func appendPoint(b []byte, c int64, scale int) []byte {
+	u := uint64(c)
+	if c < 0 {
+		b = append(b, '-')
+		u = -u // two's complement: right for math.MinInt64 too
+	}
+	var digits [20]byte
+	ds := strconv.AppendUint(digits[:0], u, 10)
+	switch {
+	case scale <= 0:
+		return append(b, ds...)
+	case len(ds) <= scale: // 0.0ddd
+		b = append(b, '0', '.')
+		for pad := scale - len(ds); pad > 0; pad-- {
+			b = append(b, '0')
+		}
+		return append(b, ds...)
+	}
+	cut := len(ds) - scale
+	b = append(append(b, ds[:cut]...), '.')
+	return append(b, ds[cut:]...)
 }
 
 // format prints the coefficient with the point at the scale.
 func (d Decimal) format() string {
+	if d.coef == nil || d.coef.IsInt64() {
+		var buf [48]byte
+		var c int64
+		if d.coef != nil {
+			c = d.coef.Int64()
+		}
+		return string(appendPoint(buf[:0], c, int(d.scale)))
+	}
+	return d.formatBig()
+}
+
+// formatBig is format for any coefficient.
+func (d Decimal) formatBig() string {
 	c := d.c()
 	digits := new(big.Int).Abs(c).String()
 	if d.scale > 0 {

@@ -312,3 +312,58 @@ func BenchmarkCostPerHour(b *testing.B) {
 		_ = inc.QuoRound(fte.Mul(hours), 2)
 	}
 }
+
+// TestStringFixedFastPath checks the int64 formatting against math/big's
+// on the edges: zero, signs, padding, rounding halves, int64's ends and
+// values beyond them.
+func TestStringFixedFastPath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in     string
+		places int32
+		want   string
+	}{
+		{"0", 2, "0.00"},
+		{"0.005", 2, "0.01"},
+		{"-0.005", 2, "-0.01"},
+		{"-0.004", 2, "0.00"},
+		{"0.3", 2, "0.30"},
+		{"150000", 2, "150000.00"},
+		{"-12.345", 2, "-12.35"},
+		{"12.344", 0, "12"},
+		{"0.0001", 4, "0.0001"},
+		{"0.0001", 6, "0.000100"},
+		{"9223372036854775807", 0, "9223372036854775807"},
+		{"9223372036854775807", 1, "9223372036854775807.0"}, // beyond int64: math/big
+		{"-9223372036854775808", 0, "-9223372036854775808"},
+		{"123456789012345678901234567890", 2, "123456789012345678901234567890.00"},
+		{"1.5", -1, "0"},
+		{"15", -1, "20"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			is := is.New(t)
+			d := MustParse(tc.in)
+			is.Equal(d.StringFixed(tc.places), tc.want)
+			is.Equal(d.StringFixed(tc.places), d.Round(tc.places).formatBig()) // fast path == big path
+		})
+	}
+}
+
+// FuzzStringFixed compares the int64 path with math/big's on any value.
+func FuzzStringFixed(f *testing.F) {
+	f.Add(int64(12345), int32(3), int32(2))
+	f.Add(int64(-5), int32(1), int32(0))
+	f.Add(int64(-9223372036854775808), int32(0), int32(18))
+	f.Fuzz(func(t *testing.T, c int64, scale, places int32) {
+		if scale < 0 || scale > 40 || places < -5 || places > 40 {
+			return
+		}
+		d := New(c, scale)
+		if got, want := d.StringFixed(places), d.Round(places).formatBig(); got != want {
+			t.Fatalf("New(%d, %d).StringFixed(%d) = %q, math/big says %q", c, scale, places, got, want)
+		}
+		if got, want := d.format(), d.formatBig(); got != want {
+			t.Fatalf("New(%d, %d).format() = %q, math/big says %q", c, scale, got, want)
+		}
+	})
+}
