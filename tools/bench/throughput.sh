@@ -21,7 +21,7 @@ tmp=$(mktemp -d)
 PG=${COUNSEL_BENCH_PG:-}
 pgdb=counsel_bench_$$
 dropdb() { [ -z "$PG" ] || psql -q "$PG" -c "DROP DATABASE IF EXISTS $pgdb WITH (FORCE)" >/dev/null 2>&1 || true; }
-trap 'kill $(cat "$tmp"/*.pid 2>/dev/null) 2>/dev/null; sleep 0.5; dropdb; rm -rf "$tmp"' EXIT
+trap 'kill $(cat "$tmp"/*.pid 2>/dev/null) 2>/dev/null || true; sleep 0.5; dropdb; rm -rf "$tmp"' EXIT
 go build -o "$tmp/bare" ./tools/bench/bare
 go build -o "$tmp/load" ./tools/bench/load
 "$tmp/bare" -addr 127.0.0.1:18090 & echo $! > "$tmp/bare.pid"
