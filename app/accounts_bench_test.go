@@ -49,18 +49,7 @@ func BenchmarkAuthenticatedRead(b *testing.B) {
 	s := apptest.New(b)
 	h := s.App.Handler()
 	tok := s.Admin(b)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			req := httptest.NewRequest("GET", "/api/permissions/me", nil)
-			req.Header.Set("Authorization", "Bearer "+tok)
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			if rec.Code != http.StatusOK {
-				b.Fatalf("read: %d", rec.Code)
-			}
-		}
-	})
+	benchGet(b, h, tok, "/api/permissions/me", "read")
 }
 
 // BenchmarkMe measures GET /api/me (a cached principal, then the profile
@@ -74,15 +63,21 @@ func BenchmarkMe(b *testing.B) {
 	if r.Status != 200 {
 		b.Fatalf("remuneration: %d %s", r.Status, r.Body)
 	}
+	benchGet(b, h, tok, "/api/me", "me")
+}
+
+// benchGet measures GET path as the bearer of tok through h, in parallel;
+// what names the request in a failure.
+func benchGet(b *testing.B, h http.Handler, tok, path, what string) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			req := httptest.NewRequest("GET", "/api/me", nil)
+			req := httptest.NewRequest("GET", path, nil)
 			req.Header.Set("Authorization", "Bearer "+tok)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK {
-				b.Fatalf("me: %d", rec.Code)
+				b.Fatalf("%s: %d", what, rec.Code)
 			}
 		}
 	})

@@ -23,10 +23,7 @@ import (
 
 func getOTP(t *testing.T, s *apptest.Server, email string) string {
 	t.Helper()
-	r := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": email})
-	if r.Status != 200 {
-		t.Fatalf("get-otp: %d %s", r.Status, r.Body)
-	}
+	r := s.Do(t, "POST", "/api/account/login/get-otp", "", map[string]string{"email": email}).Expect(t, 200, "get-otp")
 	return r.Map(t)["otp"].(string)
 }
 

@@ -46,10 +46,7 @@ func contractSorted(s []string) []string {
 // contractCreate creates a contract through the API and returns its body.
 func contractCreate(t testing.TB, s *apptest.Server, tok string, body map[string]any) map[string]any {
 	t.Helper()
-	r := s.Do(t, "POST", "/api/contracts", tok, body)
-	if r.Status != 201 {
-		t.Fatalf("create contract: %d %s", r.Status, r.Body)
-	}
+	r := s.Do(t, "POST", "/api/contracts", tok, body).Expect(t, 201, "create contract")
 	return r.Map(t)
 }
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,10 +107,7 @@ func BenchmarkContractShapes(b *testing.B) {
 							b.Fatalf("%s: %d %s", ls.query, rec.Code, rec.Body)
 						}
 						if count == "" {
-							body := rec.Body.String()
-							if i := strings.LastIndex(body, `"count":`); i >= 0 {
-								count = strings.SplitN(body[i+8:], ",", 2)[0]
-							}
+							count = listCount(rec.Body.String())
 						}
 					}
 					p50, p99 := percentiles(took)

@@ -107,10 +107,7 @@ func evidenceSign(t testing.TB, s *apptest.Server, link string, p evidenceSigner
 // evidenceSubmission reads the contract's one submission.
 func evidenceSubmission(t testing.TB, s *apptest.Server, tok string, id int64) signingSubmission {
 	t.Helper()
-	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), tok, nil)
-	if r.Status != 200 {
-		t.Fatalf("submissions: %d %s", r.Status, r.Body)
-	}
+	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/submissions", id), tok, nil).Expect(t, 200, "submissions")
 	var page struct{ Items []signingSubmission }
 	r.JSON(t, &page)
 	if len(page.Items) != 1 {
@@ -127,13 +124,7 @@ type evidenceDocument struct {
 
 func evidenceDocuments(t testing.TB, s *apptest.Server, tok string, id int64) []evidenceDocument {
 	t.Helper()
-	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/documents", id), tok, nil)
-	if r.Status != 200 {
-		t.Fatalf("documents: %d %s", r.Status, r.Body)
-	}
-	var page struct{ Items []evidenceDocument }
-	r.JSON(t, &page)
-	return page.Items
+	return listItems[evidenceDocument](t, s, tok, fmt.Sprintf("/api/contracts/%d/documents", id), "documents")
 }
 
 func evidenceKinds(docs []evidenceDocument) map[string]int {

@@ -350,14 +350,21 @@ func TestIdPKeyRotation(t *testing.T) {
 	is.Equal(e.idp.Hits().JWKS, fetches+2)                                                               // after one more fetch
 }
 
-func TestIdPCodeExchange(t *testing.T) {
-	t.Parallel()
-	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
+// newCodeExchangeEnv is an IdP environment where sign-in may redeem a
+// code, with the user ada@example.com, her claims and an ID token of them.
+func newCodeExchangeEnv(t *testing.T) (e *idpEnv, id int64, c oidctest.Claims, idToken string) {
+	t.Helper()
+	e = newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
 		c.OIDCClientSecret, c.OIDCRedirectURI = oidctest.ClientSecret, oidctest.RedirectURI
 	})
-	id := e.user(t, "ada@example.com")
-	c := e.claims("subject-ada", "ada@example.com")
-	idToken := e.idp.Mint("RS256", c)
+	id = e.user(t, "ada@example.com")
+	c = e.claims("subject-ada", "ada@example.com")
+	return e, id, c, e.idp.Mint("RS256", c)
+}
+
+func TestIdPCodeExchange(t *testing.T) {
+	t.Parallel()
+	e, id, c, idToken := newCodeExchangeEnv(t)
 	e.idp.AddCode("good", e.idp.Mint("ES256", c))
 	e.idp.AddCode("other-subject", e.idp.Mint("ES256", e.claims("subject-bob", "ada@example.com")))
 	e.idp.AddCode("bad-token", e.idp.Mint("ES256", c.With("aud", "another-client")))
@@ -399,12 +406,7 @@ func TestIdPCodeExchange(t *testing.T) {
 
 func TestIdPProviderDown(t *testing.T) {
 	t.Parallel()
-	e := newIdPEnv(t, func(c *app.Config, _ *oidctest.Provider) {
-		c.OIDCClientSecret, c.OIDCRedirectURI = oidctest.ClientSecret, oidctest.RedirectURI
-	})
-	id := e.user(t, "ada@example.com")
-	c := e.claims("subject-ada", "ada@example.com")
-	idToken := e.idp.Mint("RS256", c)
+	e, id, _, idToken := newCodeExchangeEnv(t)
 
 	is := is.New(t)
 	e.idp.Down()

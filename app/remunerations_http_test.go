@@ -47,12 +47,8 @@ func remBody(staffID int64, date string, change ...func(map[string]any)) map[str
 
 func remCreate(t *testing.T, s *apptest.Server, tok string, body map[string]any) remDTO {
 	t.Helper()
-	r := s.Do(t, "POST", "/api/users/remuneration", tok, body)
-	if r.Status != 200 {
-		t.Fatalf("create remuneration: %d %s", r.Status, r.Body)
-	}
 	var out remDTO
-	r.JSON(t, &out)
+	s.Do(t, "POST", "/api/users/remuneration", tok, body).Expect(t, 200, "create remuneration").JSON(t, &out)
 	return out
 }
 

@@ -67,10 +67,7 @@ func signingContract(t testing.TB, s *apptest.Server, tok, name string, pages in
 	t.Helper()
 	c := contractCreate(t, s, tok, map[string]any{"contractName": name})
 	id = contractID(c)
-	r := contractUpload(t, s, tok, id, "agreement.pdf", porttest.MinimalPDF(pages))
-	if r.Status != 201 {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
+	r := contractUpload(t, s, tok, id, "agreement.pdf", porttest.MinimalPDF(pages)).Expect(t, 201, "upload")
 	return id, int64(r.Map(t)["id"].(float64))
 }
 
@@ -99,12 +96,15 @@ func signingSubmissionOf(t testing.TB, r *apptest.Response) signingSubmission {
 
 func signingHistory(t testing.TB, s *apptest.Server, tok string, id int64) []signingHistoryEntry {
 	t.Helper()
-	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/history?limit=100", id), tok, nil)
-	if r.Status != 200 {
-		t.Fatalf("history: %d %s", r.Status, r.Body)
-	}
-	var page struct{ Items []signingHistoryEntry }
-	r.JSON(t, &page)
+	return listItems[signingHistoryEntry](t, s, tok, fmt.Sprintf("/api/contracts/%d/history?limit=100", id), "history")
+}
+
+// listItems GETs a list as the bearer of tok and returns its items,
+// failing the test unless it answers 200; what names the list.
+func listItems[T any](t testing.TB, s *apptest.Server, tok, path, what string) []T {
+	t.Helper()
+	var page struct{ Items []T }
+	s.Do(t, "GET", path, tok, nil).Expect(t, 200, what).JSON(t, &page)
 	return page.Items
 }
 
@@ -119,10 +119,7 @@ func signingActions(h []signingHistoryEntry) []string {
 
 func signingContractGet(t testing.TB, s *apptest.Server, tok string, id int64) map[string]any {
 	t.Helper()
-	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d", id), tok, nil)
-	if r.Status != 200 {
-		t.Fatalf("contract: %d %s", r.Status, r.Body)
-	}
+	r := s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d", id), tok, nil).Expect(t, 200, "contract")
 	return r.Map(t)
 }
 

@@ -47,12 +47,8 @@ type enrolment struct {
 
 func enrol(t testing.TB, s *apptest.Server, token string) enrolment {
 	t.Helper()
-	r := s.Do(t, "POST", "/api/account/totp/enroll", token, nil)
-	if r.Status != 200 {
-		t.Fatalf("enroll: %d %s", r.Status, r.Body)
-	}
 	var e enrolment
-	r.JSON(t, &e)
+	s.Do(t, "POST", "/api/account/totp/enroll", token, nil).Expect(t, 200, "enroll").JSON(t, &e)
 	return e
 }
 
@@ -73,12 +69,8 @@ func totpUser(t testing.TB, s *apptest.Server, email string) (int64, string, str
 	}
 	tok := s.Login(t, email, "password-123").AccessToken
 	e := enrol(t, s, tok)
-	r := confirm(t, s, tok, appCode(t, e.Secret, s.Clock.Now()))
-	if r.Status != 200 {
-		t.Fatalf("confirm: %d %s", r.Status, r.Body)
-	}
 	var rc struct{ RecoveryCodes []string }
-	r.JSON(t, &rc)
+	confirm(t, s, tok, appCode(t, e.Secret, s.Clock.Now())).Expect(t, 200, "confirm").JSON(t, &rc)
 	s.Clock.Advance(30 * time.Second)
 	return id, tok, e.Secret, rc.RecoveryCodes
 }
@@ -282,12 +274,8 @@ func TestTOTPTurnOff(t *testing.T) {
 	s := apptest.New(t)
 	email := "off@example.com"
 	_, first, secret, recovery := totpUser(t, s, email)
-	r := login(t, s, email, "password-123", appCode(t, secret, s.Clock.Now()))
-	if r.Status != 200 {
-		t.Fatalf("second session: %d %s", r.Status, r.Body)
-	}
 	var second apptest.Tokens
-	r.JSON(t, &second)
+	login(t, s, email, "password-123", appCode(t, secret, s.Clock.Now())).Expect(t, 200, "second session").JSON(t, &second)
 	s.Clock.Advance(30 * time.Second)
 
 	tests := []struct {
@@ -312,7 +300,7 @@ func TestTOTPTurnOff(t *testing.T) {
 	is := is.New(t)
 	is.Equal(s.Do(t, "GET", "/api/account/totp", first, nil).Map(t)["enabled"], true) // still on
 
-	r = s.Do(t, "DELETE", "/api/account/totp", second.AccessToken, map[string]string{"password": "password-123", "otp": recovery[0]})
+	r := s.Do(t, "DELETE", "/api/account/totp", second.AccessToken, map[string]string{"password": "password-123", "otp": recovery[0]})
 	is.Equal(r.Status, 204)                                                                         // password and a recovery code turn it off
 	is.Equal(s.Do(t, "GET", "/api/account/totp", second.AccessToken, nil).Map(t)["enabled"], false) // this session goes on
 	is.Equal(s.Do(t, "GET", "/api/account/totp", first, nil).Status, 401)                           // the other one is revoked

@@ -51,13 +51,27 @@ type usrPage struct {
 // unless it answers 201.
 func usrCreate(t *testing.T, s *apptest.Server, admin string, body map[string]any) usrDTO {
 	t.Helper()
-	r := s.Do(t, "POST", "/api/users", admin, body)
-	if r.Status != 201 {
-		t.Fatalf("create user: %d %s", r.Status, r.Body)
-	}
 	var u usrDTO
-	r.JSON(t, &u)
+	s.Do(t, "POST", "/api/users", admin, body).Expect(t, 201, "create user").JSON(t, &u)
 	return u
+}
+
+// usrAdminRole returns the id of the (last listed) system administrators'
+// role.
+func usrAdminRole(t *testing.T, s *apptest.Server, admin string) int64 {
+	t.Helper()
+	var roles []struct {
+		ID            int64
+		IsSystemAdmin bool
+	}
+	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
+	var id int64
+	for _, r := range roles {
+		if r.IsSystemAdmin {
+			id = r.ID
+		}
+	}
+	return id
 }
 
 // usrErrors returns the field errors of a problem body.
@@ -123,18 +137,7 @@ func TestUsersCreateReadUpdate(t *testing.T) {
 	admin := s.Admin(t)
 	var office struct{ ID int64 }
 	s.Do(t, "POST", "/api/offices", admin, map[string]any{"name": "Sydney"}).JSON(t, &office)
-	var roles []struct {
-		ID            int64
-		Name          string
-		IsSystemAdmin bool
-	}
-	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
-	var adminRole int64
-	for _, r := range roles {
-		if r.IsSystemAdmin {
-			adminRole = r.ID
-		}
-	}
+	adminRole := usrAdminRole(t, s, admin)
 
 	var jane usrDTO
 	t.Run("create", func(t *testing.T) {
@@ -685,17 +688,7 @@ func TestAdministratorsAreNotTakenOver(t *testing.T) {
 	s := apptest.New(t)
 	admin := s.Admin(t)
 	editorID, editor := s.User(t, account.UsersEdit, account.UsersView)
-	var roles []struct {
-		ID            int64
-		IsSystemAdmin bool
-	}
-	s.Do(t, "GET", "/api/roles", admin, nil).JSON(t, &roles)
-	var adminRole int64
-	for _, r := range roles {
-		if r.IsSystemAdmin {
-			adminRole = r.ID
-		}
-	}
+	adminRole := usrAdminRole(t, s, admin)
 	tests := []struct {
 		name, method, path string
 		body               any

@@ -87,6 +87,23 @@ func run(t *testing.T, ctx context.Context, actions ...chromedp.Action) {
 	}
 }
 
+// submitForm opens the form at url, types each field's text (pairs of
+// selector and text, the first waited for), presses the button and
+// returns the flash message of the page it leads to.
+func submitForm(t *testing.T, ctx context.Context, url, button string, fields ...string) string {
+	t.Helper()
+	var flash string
+	actions := []chromedp.Action{chromedp.Navigate(url), chromedp.WaitVisible(fields[0], chromedp.ByID)}
+	for i := 0; i+1 < len(fields); i += 2 {
+		actions = append(actions, chromedp.SendKeys(fields[i], fields[i+1], chromedp.ByID))
+	}
+	actions = append(actions, chromedp.Click(`//button[.="`+button+`"]`),
+		chromedp.WaitVisible(`.flash`, chromedp.ByQuery),
+		chromedp.Text(`.flash`, &flash, chromedp.ByQuery))
+	run(t, ctx, actions...)
+	return flash
+}
+
 // shot saves a screenshot when COUNSEL_SCREENSHOTS names a folder (for
 // looking at the pages; never committed).
 func shot(t *testing.T, ctx context.Context, name string) {
@@ -159,18 +176,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("sign in and create a user", func(t *testing.T) {
 		is := is.New(t)
 		signInBrowser(t, ctx, base, apptest.AdminEmail, apptest.AdminPassword)
-		var flash string
-		run(t, ctx,
-			chromedp.Navigate(base+"/console/users/new"),
-			chromedp.WaitVisible(`#f-firstName`, chromedp.ByID),
-			chromedp.SendKeys(`#f-firstName`, "Jane", chromedp.ByID),
-			chromedp.SendKeys(`#f-lastName`, "Doe", chromedp.ByID),
-			chromedp.SendKeys(`#f-email`, "jane@example.com", chromedp.ByID),
-			chromedp.SendKeys(`#f-password`, "jane-password-1", chromedp.ByID),
-			chromedp.Click(`//button[.="Create user"]`),
-			chromedp.WaitVisible(`.flash`, chromedp.ByQuery),
-			chromedp.Text(`.flash`, &flash, chromedp.ByQuery),
-		)
+		flash := submitForm(t, ctx, base+"/console/users/new", "Create user",
+			`#f-firstName`, "Jane", `#f-lastName`, "Doe", `#f-email`, "jane@example.com", `#f-password`, "jane-password-1")
 		is.Equal(flash, "Created Jane Doe.")
 		// The list filters as one types (htmx), keeping the filter in the URL.
 		var status, loc string

@@ -338,14 +338,23 @@ func (c *console) contractStatus(w http.ResponseWriter, r *http.Request, p *page
 	c.contractFail(w, r, p, id, false, err)
 }
 
+// contractDeletePage fills p with the contract to delete.
+func (c *console) contractDeletePage(ctx context.Context, p *page, id int64) (contract.Contract, error) {
+	ct, err := c.svc.Contracts.Contract(ctx, id)
+	if err != nil {
+		return ct, err
+	}
+	p.Title = "Delete " + ct.Name
+	p.Data = ct
+	return ct, nil
+}
+
 func (c *console) contractDeleteConfirm(w http.ResponseWriter, r *http.Request, p *page) {
-	ct, err := c.svc.Contracts.Contract(r.Context(), pathID(r))
+	ct, err := c.contractDeletePage(r.Context(), p, pathID(r))
 	if err != nil {
 		c.fail(w, r, p, err)
 		return
 	}
-	p.Title = "Delete " + ct.Name
-	p.Data = ct
 	if err := contract.CheckDelete(ct.Status); err != nil {
 		p.Error = "This contract is " + ct.Status.String() + ": " + domain.ErrorMessage(err) + "."
 	}
@@ -355,13 +364,10 @@ func (c *console) contractDeleteConfirm(w http.ResponseWriter, r *http.Request, 
 func (c *console) contractDelete(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
 	if err := c.svc.Contracts.DeleteContract(r.Context(), id); err != nil {
-		ct, lerr := c.svc.Contracts.Contract(r.Context(), id)
-		if lerr != nil {
+		if _, lerr := c.contractDeletePage(r.Context(), p, id); lerr != nil {
 			c.fail(w, r, p, err)
 			return
 		}
-		p.Title = "Delete " + ct.Name
-		p.Data = ct
 		c.formFail(w, r, p, "contract_delete", err)
 		return
 	}

@@ -3,7 +3,6 @@ package console_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -25,11 +24,7 @@ func BenchmarkContractsPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("seeded 100,000 contracts in %s", time.Since(t0).Round(time.Millisecond))
-	br := newBrowser(b, s)
-	br.signIn(apptest.AdminEmail, apptest.AdminPassword)
-	cookie := &http.Cookie{Name: "counsel_session", Value: br.cookie("counsel_session")}
-	h := s.App.Handler()
-	benchPages(b, h, cookie, "/console/contracts", []benchPage{
+	benchPages(b, s, "/console/contracts", []benchPage{
 		{"first-page", ""},
 		{"sort-name", "?SortBy=contractName&SortDesc=false"},
 		{"status+sort", "?Status=Draft&Status=Signed&SortBy=endDate"},
@@ -43,9 +38,7 @@ func BenchmarkContractsPage(b *testing.B) {
 // TestContractPageWeight checks the contract pages, full, with their
 // assets under 150 KB.
 func TestContractPageWeight(t *testing.T) {
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	var id int64
 	for i := range 25 {
 		id = b.createContract(fmt.Sprintf("Contract %02d with a fairly long name for weight", i), url.Values{"amount": {"1000"}, "currency": {"AUD"},
@@ -64,13 +57,6 @@ func TestContractPageWeight(t *testing.T) {
 		if page.Status != 200 {
 			t.Fatalf("%s: %d", path, page.Status)
 		}
-		total := len(page.Body)
-		for _, m := range assetRe.FindAllStringSubmatch(page.Body, -1) {
-			total += len(b.get(m[1]).Body)
-		}
-		t.Logf("%s: %.1f KB with assets (page %.1f KB)", path, float64(total)/1024, float64(len(page.Body))/1024)
-		if total > 150*1024 {
-			t.Errorf("%s weighs %d bytes with its assets", path, total)
-		}
+		checkWeight(t, b, path, page)
 	}
 }

@@ -32,17 +32,8 @@ func TestBrowserContracts(t *testing.T) {
 
 	t.Run("draft to signed", func(t *testing.T) {
 		is := is.New(t)
-		var flash string
-		run(t, ctx,
-			chromedp.Navigate(base+"/console/contracts/new"),
-			chromedp.WaitVisible(`#f-contractName`, chromedp.ByID),
-			chromedp.SendKeys(`#f-contractName`, "Engagement letter", chromedp.ByID),
-			chromedp.SendKeys(`#f-amount`, "2500", chromedp.ByID),
-			chromedp.SendKeys(`#f-currency`, "aud", chromedp.ByID),
-			chromedp.Click(`//button[.="Create contract"]`),
-			chromedp.WaitVisible(`.flash`, chromedp.ByQuery),
-			chromedp.Text(`.flash`, &flash, chromedp.ByQuery),
-		)
+		flash := submitForm(t, ctx, base+"/console/contracts/new", "Create contract",
+			`#f-contractName`, "Engagement letter", `#f-amount`, "2500", `#f-currency`, "aud")
 		is.Equal(flash, "Created Engagement letter as a Draft.")
 		run(t, ctx,
 			chromedp.SetUploadFiles(`#f-file`, []string{pdf}, chromedp.ByID),

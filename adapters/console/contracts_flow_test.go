@@ -11,16 +11,13 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/app/apptest"
 	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
 
 func TestDocumentsFlow(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	id := b.createContract("With papers", nil)
 	page := b.get(fmt.Sprintf("/console/contracts/%d", id))
 	is.True(strings.Contains(page.Body, `enctype="multipart/form-data"`))
@@ -68,9 +65,7 @@ func TestDocumentsFlow(t *testing.T) {
 // and a resubmission.
 func TestSigningFlow(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	id := b.createContract("Engagement", nil)
 	signing := fmt.Sprintf("/console/contracts/%d/signing", id)
 	page := b.get(signing)
@@ -108,13 +103,7 @@ func TestSigningFlow(t *testing.T) {
 	is.True(strings.Contains(page.Body, "Ann Client") && strings.Contains(page.Body, "Client"))
 
 	// Ann declines: the reason shows, and the form offers a resubmission.
-	req, _ := http.NewRequest("GET", links[0], nil)
-	m := signTokRe.FindStringSubmatch(string(s.Send(t, req).Body))
-	is.True(m != nil)
-	form := url.Values{"token": {strings.ReplaceAll(m[1], "&#43;", "+")}, "reason": {"Wrong fee"}}
-	req, _ = http.NewRequest("POST", links[0]+"/decline", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	is.Equal(s.Send(t, req).Status, 200)
+	is.Equal(signerPost(t, s, links[0], "/decline", url.Values{"reason": {"Wrong fee"}}).Status, 200)
 	page = b.get(signing)
 	is.True(strings.Contains(page.Body, "Reason: Wrong fee"))
 	is.True(strings.Contains(page.Body, "Resubmit for signature"))
@@ -138,9 +127,7 @@ func TestSigningFlow(t *testing.T) {
 
 func TestBulkStatus(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	a := b.createContract("Plain one", nil)
 	d := importAt(t, s, 4, true) // a digital Signed contract
 	list := b.get("/console/contracts?Status=Draft&Status=Signed")
@@ -161,18 +148,14 @@ func TestBulkStatus(t *testing.T) {
 // control and is refused when posting anyway.
 func TestContractViewOnly(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	admin := newBrowser(t, s)
-	admin.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, admin := adminBrowser(t)
 	id := admin.createContract("Watched", nil)
 	admin.upload(id, "w.pdf", porttest.MinimalPDF(1), false)
 	admin.get(fmt.Sprintf("/console/contracts/%d/signing", id))
 	admin.post(fmt.Sprintf("/console/contracts/%d/signing", id), url.Values{"documentIds": {"1"},
 		"submitters[0].email": {"ann@client.example"}})
 
-	_, email := userWith(t, s, account.ContractView)
-	v := newBrowser(t, s)
-	v.signIn(email, "password-123")
+	v, _, _ := signedInUser(t, s, account.ContractView)
 	home := v.get("/console")
 	is.True(strings.Contains(home.Body, `href="/console/contracts"`))
 	is.True(strings.Contains(home.Body, "Waiting for signature</a></dt><dd>1</dd>"))
@@ -207,18 +190,14 @@ func TestContractViewOnly(t *testing.T) {
 	is.Equal(v.get("/console/contracts/new").Status, http.StatusForbidden)
 
 	// No ContractView: no Contracts section, and the pages refuse.
-	_, none := userWith(t, s)
-	n := newBrowser(t, s)
-	n.signIn(none, "password-123")
+	n, _, _ := signedInUser(t, s)
 	is.True(!strings.Contains(n.get("/console").Body, `href="/console/contracts"`))
 	is.Equal(n.get("/console/contracts").Status, http.StatusForbidden)
 }
 
 func TestHomeCounters(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	day := func(d int) string { return s.Clock.Now().AddDate(0, 0, d).Format("2006-01-02") }
 	b.createContract("Draft A", nil)
 	b.createContract("Draft B", nil)
@@ -240,9 +219,7 @@ func TestHomeCounters(t *testing.T) {
 
 func TestDocumentTooLarge(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	id := b.createContract("Big", nil)
 	big := append(porttest.MinimalPDF(1), make([]byte, 20<<20)...)
 	r := b.upload(id, "big.pdf", big, false)
@@ -257,9 +234,7 @@ func TestDocumentTooLarge(t *testing.T) {
 // at the file input, unread; a form past 1 MiB an error page.
 func TestBodiesPastTheLimit(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	id := b.createContract("Huge", nil)
 	r := b.upload(id, "huge.pdf", append(porttest.MinimalPDF(1), make([]byte, 22<<20)...), false)
 	is.Equal(r.Status, http.StatusRequestEntityTooLarge)

@@ -74,18 +74,25 @@ func signerLinks(page string) []string {
 // signAt signs on the embedded signer's page behind link.
 func signAt(t *testing.T, s *apptest.Server, link, name string) {
 	t.Helper()
+	if r := signerPost(t, s, link, "/sign", url.Values{"name": {name}, "consent": {"yes"}}); r.Status != 200 {
+		t.Fatalf("sign %s: %d %s", link, r.Status, r.Body)
+	}
+}
+
+// signerPost posts form, with the page's token, to the action (/sign or
+// /decline) of the embedded signer's page behind link.
+func signerPost(t *testing.T, s *apptest.Server, link, action string, form url.Values) *apptest.Response {
+	t.Helper()
 	req, _ := http.NewRequest("GET", link, nil)
 	r := s.Send(t, req)
 	m := signTokRe.FindStringSubmatch(string(r.Body))
 	if r.Status != 200 || m == nil {
 		t.Fatalf("signing page %s: %d", link, r.Status)
 	}
-	form := url.Values{"token": {html.UnescapeString(m[1])}, "name": {name}, "consent": {"yes"}}
-	req, _ = http.NewRequest("POST", link+"/sign", strings.NewReader(form.Encode()))
+	form.Set("token", html.UnescapeString(m[1]))
+	req, _ = http.NewRequest("POST", link+action, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if r := s.Send(t, req); r.Status != 200 {
-		t.Fatalf("sign %s: %d %s", link, r.Status, r.Body)
-	}
+	return s.Send(t, req)
 }
 
 // offered is the statuses the contract page's status control offers.

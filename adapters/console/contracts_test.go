@@ -18,9 +18,7 @@ import (
 
 func TestContractsListFilters(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	a := b.createContract("Alpha lease", url.Values{"startDate": {"2025-01-10"}, "endDate": {"2026-01-10"}, "amount": {"100"}, "currency": {"aud"}, "matterId": {"7"}})
 	b.createContract("Beta licence", url.Values{"contractType": {"LicenseAgreement"}, "startDate": {"2024-03-01"}, "amount": {"300"}, "clientId": {"9"}})
 	c := b.createContract("Gamma NDA", url.Values{"contractType": {"NonDisclosureAgreement"}, "amount": {"200"}, "projectId": {"4"}})
@@ -81,9 +79,7 @@ func TestContractsListFilters(t *testing.T) {
 
 func TestContractCreateEditDelete(t *testing.T) {
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	b.get("/console/contracts/new")
 	// Field errors next to their fields, the form refilled.
 	r := b.post("/console/contracts", url.Values{"contractName": {" "}, "startDate": {"2025-05-01"}, "endDate": {"2025-04-01"},
@@ -176,9 +172,7 @@ func importAt(t *testing.T, s *apptest.Server, st contract.Status, digital bool)
 // changes the state machine allows a user, for every status, digital and
 // not, and that a change it does not offer is refused anyway.
 func TestStatusControl(t *testing.T) {
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	names := func(ss []contract.Status) []string {
 		var out []string
 		for _, st := range ss {

@@ -149,3 +149,23 @@ func sessionRows(t *testing.T, s *apptest.Server) (n int, hashes [][]byte) {
 }
 
 func itoa(n int64) string { return fmt.Sprint(n) }
+
+// adminBrowser starts a server and a browser signed in as its
+// administrator.
+func adminBrowser(t *testing.T, change ...func(*app.Config)) (*apptest.Server, *browser) {
+	t.Helper()
+	s := newServer(t, change...)
+	b := newBrowser(t, s)
+	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	return s, b
+}
+
+// signedInUser creates a user holding exactly perms (see userWith) and a
+// browser signed in as them.
+func signedInUser(t *testing.T, s *apptest.Server, perms ...account.Permission) (b *browser, id int64, email string) {
+	t.Helper()
+	id, email = userWith(t, s, perms...)
+	b = newBrowser(t, s)
+	b.signIn(email, "password-123")
+	return b, id, email
+}

@@ -189,9 +189,7 @@ func TestOTPRateLimitShown(t *testing.T) {
 
 func TestCSRFAndOrigin(t *testing.T) {
 	t.Parallel()
-	s := newServer(t)
-	signedIn := newBrowser(t, s)
-	signedIn.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, signedIn := adminBrowser(t)
 	other := newBrowser(t, s)
 	other.get("/console/login")
 	tests := []struct {
@@ -225,9 +223,7 @@ func TestCSRFAndOrigin(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := newServer(t, func(c *app.Config) { c.ConsoleIdle = time.Hour })
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t, func(c *app.Config) { c.ConsoleIdle = time.Hour })
 	for i := 0; i < 3; i++ { // use keeps it alive past the idle time
 		s.Clock.Advance(50 * time.Minute)
 		is.Equal(b.get("/console").Status, 200)
@@ -241,9 +237,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestAbsoluteLifetime(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := newServer(t, func(c *app.Config) { c.ConsoleIdle = 0; c.RefreshTTL = 2 * time.Hour })
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t, func(c *app.Config) { c.ConsoleIdle = 0; c.RefreshTTL = 2 * time.Hour })
 	s.Clock.Advance(time.Hour)
 	is.Equal(b.get("/console").Status, 200)
 	s.Clock.Advance(time.Hour)
@@ -258,30 +252,19 @@ func TestRevokedThroughTheAPI(t *testing.T) {
 		act  func(t *testing.T, id int64, admin string)
 	}{
 		{"password set by an administrator", func(t *testing.T, id int64, admin string) {
-			r := s.Do(t, "POST", "/api/users/changepassword", admin, map[string]any{"id": id, "password": "another-password"})
-			if r.Status != 200 {
-				t.Fatalf("change password: %d %s", r.Status, r.Body)
-			}
+			s.Do(t, "POST", "/api/users/changepassword", admin, map[string]any{"id": id, "password": "another-password"}).Expect(t, 200, "change password")
 		}},
 		{"deactivated", func(t *testing.T, id int64, admin string) {
-			r := s.Do(t, "PUT", "/api/users/"+itoa(id), admin, map[string]any{"active": false})
-			if r.Status != 200 {
-				t.Fatalf("deactivate: %d %s", r.Status, r.Body)
-			}
+			s.Do(t, "PUT", "/api/users/"+itoa(id), admin, map[string]any{"active": false}).Expect(t, 200, "deactivate")
 		}},
 		{"deleted", func(t *testing.T, id int64, admin string) {
-			r := s.Do(t, "DELETE", "/api/users/"+itoa(id), admin, nil)
-			if r.Status != 204 {
-				t.Fatalf("delete: %d %s", r.Status, r.Body)
-			}
+			s.Do(t, "DELETE", "/api/users/"+itoa(id), admin, nil).Expect(t, 204, "delete")
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, email := userWith(t, s)
-			b := newBrowser(t, s)
-			b.signIn(email, "password-123")
+			b, id, _ := signedInUser(t, s)
 			tt.act(t, id, s.Admin(t))
 			is.Equal(b.get("/console").Status, http.StatusSeeOther)
 		})
@@ -291,9 +274,7 @@ func TestRevokedThroughTheAPI(t *testing.T) {
 func TestInternalErrorPage(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	s.Exec(t, `ALTER TABLE offices RENAME TO offices_gone`) // every users query now fails
 	r := b.get("/console/users")
 	is.Equal(r.Status, http.StatusInternalServerError)

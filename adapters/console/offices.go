@@ -9,13 +9,7 @@ import (
 
 func (c *console) officesList(w http.ResponseWriter, r *http.Request, p *page) {
 	offices, err := c.svc.Users.Offices(r.Context())
-	if err != nil {
-		c.fail(w, r, p, err)
-		return
-	}
-	p.Title = "Offices"
-	p.Data = offices
-	c.render(w, r, 0, "offices", p)
+	c.listPage(w, r, p, "offices", "Offices", offices, err)
 }
 
 func (c *console) officeNew(w http.ResponseWriter, r *http.Request, p *page) {

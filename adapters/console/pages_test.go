@@ -29,9 +29,7 @@ func TestPermissionRefusal(t *testing.T) {
 	if r.Status != 201 {
 		t.Fatalf("office: %d", r.Status)
 	}
-	_, email := userWith(t, s)
-	b := newBrowser(t, s)
-	b.signIn(email, "password-123")
+	b, _, _ := signedInUser(t, s)
 	home := b.get("/console")
 	is.New(t).True(!strings.Contains(home.Body, `href="/console/users"`)) // no Users in the navigation
 	is.New(t).True(!strings.Contains(home.Body, `href="/console/roles"`)) // no Roles either
@@ -84,9 +82,7 @@ func TestUseCaseRefusesWhatThePageWouldOffer(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
-	_, email := userWith(t, s, account.UsersView, account.UsersEdit)
-	b := newBrowser(t, s)
-	b.signIn(email, "password-123")
+	b, _, _ := signedInUser(t, s, account.UsersView, account.UsersEdit)
 	r := b.post("/console/users/1/password", url.Values{"password": {"taken-over-1"}})
 	is.Equal(r.Status, http.StatusForbidden)
 	is.True(strings.Contains(r.Body, `class="banner"`))
@@ -215,9 +211,7 @@ func TestUsersFlow(t *testing.T) {
 func TestRolesFlow(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	_, b := adminBrowser(t)
 	r := b.get("/console/roles/new")
 	is.True(strings.Contains(r.Body, "<legend>Contracts</legend>")) // grouped by area
 	is.True(strings.Contains(r.Body, `id="p-UsersView"`))
@@ -253,9 +247,7 @@ func TestRolesFlow(t *testing.T) {
 func TestOfficesFlow(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := newServer(t)
-	b := newBrowser(t, s)
-	b.signIn(apptest.AdminEmail, apptest.AdminPassword)
+	s, b := adminBrowser(t)
 	is.True(strings.Contains(b.get("/console/offices").Body, "No offices yet."))
 	r := b.post("/console/offices", url.Values{"name": {" "}, "website": {"https://firm.example"}, "address.suburb": {"Surry Hills"}})
 	is.Equal(r.Status, http.StatusBadRequest)
@@ -273,9 +265,7 @@ func TestOfficesFlow(t *testing.T) {
 	is.True(strings.Contains(r.Body, "Sydney CBD"))
 
 	// Everyone may read offices; only OfficesEdit holders get a form.
-	_, email := userWith(t, s)
-	u := newBrowser(t, s)
-	u.signIn(email, "password-123")
+	u, _, _ := signedInUser(t, s)
 	r = u.get(loc)
 	is.Equal(r.Status, 200)
 	is.True(strings.Contains(r.Body, "<fieldset disabled>"))
@@ -338,9 +328,7 @@ func TestMyAccount(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
-	_, email := userWith(t, s)
-	b := newBrowser(t, s)
-	b.signIn(email, "password-123")
+	b, _, email := signedInUser(t, s)
 	r := b.get("/console")
 	is.True(strings.Contains(r.Body, "Post-qualification years"))
 	is.Equal(b.get("/console/account").Status, 200)

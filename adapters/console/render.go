@@ -239,6 +239,18 @@ func requestID(w http.ResponseWriter) string {
 	return id
 }
 
+// listPage renders a list page of what its loader returned, or the page
+// for the loader's error.
+func (c *console) listPage(w http.ResponseWriter, r *http.Request, p *page, tmpl, title string, data any, err error) {
+	if err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
+	p.Title = title
+	p.Data = data
+	c.render(w, r, 0, tmpl, p)
+}
+
 // errorPage shows a plain page with a title and a sentence.
 func (c *console) errorPage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	p := &page{Title: title, Error: msg, Form: url.Values{}, RequestID: requestID(w)}
@@ -259,27 +271,27 @@ func (c *console) internal(w http.ResponseWriter, r *http.Request, err error) {
 	_ = c.tmpl["500"]().ExecuteTemplate(w, "layout.html", &page{Title: "Something went wrong", RequestID: id, Form: url.Values{}})
 }
 
+// errorPages is the status and title of the page showing each domain
+// error code; a code not listed is an internal error.
+var errorPages = map[string]struct {
+	status int
+	title  string
+}{
+	domain.EINVALID:      {http.StatusBadRequest, "Bad request"},
+	domain.EUNAUTHORIZED: {http.StatusUnauthorized, ""},
+	domain.EFORBIDDEN:    {http.StatusForbidden, "Not permitted"},
+	domain.ENOTFOUND:     {http.StatusNotFound, "Not found"},
+	domain.ECONFLICT:     {http.StatusConflict, "Not possible"},
+	domain.ERATELIMITED:  {http.StatusTooManyRequests, "Too many requests"},
+	domain.EUPSTREAM:     {http.StatusBadGateway, "Provider unavailable"},
+	domain.ETOOLARGE:     {http.StatusRequestEntityTooLarge, "Too large"},
+	domain.EUNSUPPORTED:  {http.StatusUnsupportedMediaType, "Not supported"},
+}
+
 // statusOf maps a domain error code to the status of the page showing it.
 func statusOf(code string) int {
-	switch code {
-	case domain.EINVALID:
-		return http.StatusBadRequest
-	case domain.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case domain.EFORBIDDEN:
-		return http.StatusForbidden
-	case domain.ENOTFOUND:
-		return http.StatusNotFound
-	case domain.ECONFLICT:
-		return http.StatusConflict
-	case domain.ERATELIMITED:
-		return http.StatusTooManyRequests
-	case domain.EUPSTREAM:
-		return http.StatusBadGateway
-	case domain.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case domain.EUNSUPPORTED:
-		return http.StatusUnsupportedMediaType
+	if e, ok := errorPages[code]; ok {
+		return e.status
 	}
 	return http.StatusInternalServerError
 }
@@ -297,10 +309,7 @@ func (c *console) fail(w http.ResponseWriter, r *http.Request, p *page, err erro
 		return
 	}
 	setRetry(w, err)
-	titles := map[string]string{domain.EINVALID: "Bad request", domain.EFORBIDDEN: "Not permitted", domain.ENOTFOUND: "Not found",
-		domain.ECONFLICT: "Not possible", domain.ERATELIMITED: "Too many requests", domain.EUPSTREAM: "Provider unavailable",
-		domain.ETOOLARGE: "Too large", domain.EUNSUPPORTED: "Not supported"}
-	c.errorPage(w, r, statusOf(code), titles[code], domain.ErrorMessage(err))
+	c.errorPage(w, r, statusOf(code), errorPages[code].title, domain.ErrorMessage(err))
 }
 
 func setRetry(w http.ResponseWriter, err error) {

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -30,13 +31,7 @@ type roleData struct {
 
 func (c *console) rolesList(w http.ResponseWriter, r *http.Request, p *page) {
 	roles, err := c.svc.Roles.Roles(r.Context())
-	if err != nil {
-		c.fail(w, r, p, err)
-		return
-	}
-	p.Title = "Roles"
-	p.Data = roles
-	c.render(w, r, 0, "roles", p)
+	c.listPage(w, r, p, "roles", "Roles", roles, err)
 }
 
 func (c *console) roleNew(w http.ResponseWriter, r *http.Request, p *page) {
@@ -115,27 +110,32 @@ func (c *console) roleUpdate(w http.ResponseWriter, r *http.Request, p *page) {
 	c.redirect(w, r, "/console/roles/"+strconv.FormatInt(id, 10), "Saved.")
 }
 
-func (c *console) roleDeleteConfirm(w http.ResponseWriter, r *http.Request, p *page) {
-	role, err := c.svc.Roles.Role(r.Context(), pathID(r))
+// roleDeletePage fills p with the role to delete.
+func (c *console) roleDeletePage(ctx context.Context, p *page, id int64) error {
+	role, err := c.svc.Roles.Role(ctx, id)
 	if err != nil {
-		c.fail(w, r, p, err)
-		return
+		return err
 	}
 	p.Title = "Delete role " + role.Name
 	p.Data = role
+	return nil
+}
+
+func (c *console) roleDeleteConfirm(w http.ResponseWriter, r *http.Request, p *page) {
+	if err := c.roleDeletePage(r.Context(), p, pathID(r)); err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
 	c.render(w, r, 0, "role_delete", p)
 }
 
 func (c *console) roleDelete(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
 	if err := c.svc.Roles.DeleteRole(r.Context(), id); err != nil {
-		role, lerr := c.svc.Roles.Role(r.Context(), id)
-		if lerr != nil {
+		if c.roleDeletePage(r.Context(), p, id) != nil {
 			c.fail(w, r, p, err)
 			return
 		}
-		p.Title = "Delete role " + role.Name
-		p.Data = role
 		c.formFail(w, r, p, "role_delete", err)
 		return
 	}

@@ -79,11 +79,7 @@ func (c *console) accountFail(w http.ResponseWriter, r *http.Request, p *page, e
 func (c *console) userResetTOTP(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
 	if err := c.svc.Users.ResetTOTP(r.Context(), id); err != nil {
-		if lerr := c.userPage(r.Context(), p, id, true); lerr != nil {
-			c.fail(w, r, p, lerr)
-			return
-		}
-		c.formFail(w, r, p, "user", err)
+		c.userActionFail(w, r, p, id, err)
 		return
 	}
 	if id == p.Principal.UserID {

@@ -44,9 +44,7 @@ func TestTOTPFlow(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	s := newServer(t)
-	id, email := userWith(t, s)
-	b := newBrowser(t, s)
-	b.signIn(email, "password-123")
+	b, id, email := signedInUser(t, s)
 	r := b.get("/console/account")
 	is.True(strings.Contains(r.Body, "Set up an authenticator app"))
 

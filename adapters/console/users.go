@@ -200,6 +200,16 @@ func (c *console) userUpdate(w http.ResponseWriter, r *http.Request, p *page) {
 	c.userFormFail(w, r, p, id, err)
 }
 
+// userActionFail shows the user page as stored, with err: the failed
+// action's form (active, password, authenticator) is not the user form.
+func (c *console) userActionFail(w http.ResponseWriter, r *http.Request, p *page, id int64, err error) {
+	if lerr := c.userPage(r.Context(), p, id, true); lerr != nil {
+		c.fail(w, r, p, lerr)
+		return
+	}
+	c.formFail(w, r, p, "user", err)
+}
+
 // userFormFail shows the user page again with the submitted form and err.
 func (c *console) userFormFail(w http.ResponseWriter, r *http.Request, p *page, id int64, err error) {
 	p.Form.Del("password")
@@ -216,11 +226,7 @@ func (c *console) userActive(w http.ResponseWriter, r *http.Request, p *page) {
 	on := p.Form.Get("active") == "true"
 	_, err := c.svc.Users.UpdateUser(r.Context(), id, user.Input{Patch: user.Patch{Active: &on}})
 	if err != nil {
-		if lerr := c.userPage(r.Context(), p, id, true); lerr != nil {
-			c.fail(w, r, p, lerr)
-			return
-		}
-		c.formFail(w, r, p, "user", err)
+		c.userActionFail(w, r, p, id, err)
 		return
 	}
 	msg := "Deactivated: they can no longer sign in."
@@ -235,11 +241,7 @@ func (c *console) userPassword(w http.ResponseWriter, r *http.Request, p *page) 
 	id := pathID(r)
 	if err := c.svc.Users.ChangePassword(r.Context(), id, p.Form.Get("password")); err != nil {
 		p.Form.Del("password")
-		if lerr := c.userPage(r.Context(), p, id, true); lerr != nil {
-			c.fail(w, r, p, lerr)
-			return
-		}
-		c.formFail(w, r, p, "user", err)
+		c.userActionFail(w, r, p, id, err)
 		return
 	}
 	if id == p.Principal.UserID {
@@ -250,27 +252,32 @@ func (c *console) userPassword(w http.ResponseWriter, r *http.Request, p *page) 
 	c.redirect(w, r, "/console/users/"+strconv.FormatInt(id, 10), "Password set; their sessions have ended.")
 }
 
-func (c *console) userDeleteConfirm(w http.ResponseWriter, r *http.Request, p *page) {
-	prof, err := c.svc.Users.User(r.Context(), pathID(r))
+// userDeletePage fills p with the user to delete.
+func (c *console) userDeletePage(ctx context.Context, p *page, id int64) error {
+	prof, err := c.svc.Users.User(ctx, id)
 	if err != nil {
-		c.fail(w, r, p, err)
-		return
+		return err
 	}
 	p.Title = "Delete " + prof.FullName()
 	p.Data = prof
+	return nil
+}
+
+func (c *console) userDeleteConfirm(w http.ResponseWriter, r *http.Request, p *page) {
+	if err := c.userDeletePage(r.Context(), p, pathID(r)); err != nil {
+		c.fail(w, r, p, err)
+		return
+	}
 	c.render(w, r, 0, "user_delete", p)
 }
 
 func (c *console) userDelete(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
 	if err := c.svc.Users.DeleteUser(r.Context(), id); err != nil {
-		prof, lerr := c.svc.Users.User(r.Context(), id)
-		if lerr != nil {
+		if c.userDeletePage(r.Context(), p, id) != nil {
 			c.fail(w, r, p, err)
 			return
 		}
-		p.Title = "Delete " + prof.FullName()
-		p.Data = prof
 		c.formFail(w, r, p, "user_delete", err)
 		return
 	}

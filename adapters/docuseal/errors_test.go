@@ -83,7 +83,13 @@ func TestOutageIsUpstream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := docusealtest.NewServer(t)
-			c := newTestClient(t, srv, func(cfg *Config) { cfg.Timeout = 100 * time.Millisecond })
+			// Short only where the server hangs: a 500 or a closed
+			// connection must not be taken for a hang on a loaded machine.
+			timeout := 5 * time.Second
+			if tt.outage == docusealtest.OutageHang {
+				timeout = 100 * time.Millisecond
+			}
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.Timeout = timeout })
 			tpl, err := c.CreateTemplate(context.Background(), pdfTemplate("Client", "Firm"))
 			if err != nil {
 				t.Fatal(err)

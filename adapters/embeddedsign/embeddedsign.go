@@ -168,13 +168,14 @@ func (p *Provider) newSlug() (string, error) {
 func (p *Provider) signLink(slug string) string { return p.base + "/sign/" + slug }
 
 // parseID reads a store id written by formatID; anything else is not an
-// id this provider made.
-func parseID(s string) (int64, bool) {
+// id this provider made, so ENOTFOUND for the kind of record named
+// ("template", "submission").
+func parseID(kind, s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != s {
-		return 0, false
+		return 0, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing %s %q not found", kind, s)}
 	}
-	return n, true
+	return n, nil
 }
 
 func formatID(n int64) string { return strconv.FormatInt(n, 10) }

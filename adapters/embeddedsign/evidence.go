@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"counsel/domain"
 	"counsel/domain/contract"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -28,9 +27,9 @@ func (p *Provider) PendingEvidence(ctx context.Context, limit int) ([]string, er
 
 // EvidenceRecord implements ports.SigningEvidenceSource.
 func (p *Provider) EvidenceRecord(ctx context.Context, submissionID string) (ports.SigningEvidenceRecord, error) {
-	id, ok := parseID(submissionID)
-	if !ok {
-		return ports.SigningEvidenceRecord{}, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing submission %q not found", submissionID)}
+	id, err := parseID("submission", submissionID)
+	if err != nil {
+		return ports.SigningEvidenceRecord{}, err
 	}
 	rec, err := p.cfg.Store.Submission(ctx, id)
 	if err != nil {
@@ -60,9 +59,9 @@ func (p *Provider) EvidenceRecord(ctx context.Context, submissionID string) (por
 
 // EvidenceStored implements ports.SigningEvidenceSource.
 func (p *Provider) EvidenceStored(ctx context.Context, submissionID, combinedDocumentID, auditDocumentID string) error {
-	id, ok := parseID(submissionID)
-	if !ok {
-		return &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing submission %q not found", submissionID)}
+	id, err := parseID("submission", submissionID)
+	if err != nil {
+		return err
 	}
 	return p.cfg.Store.SetEvidence(ctx, id, combinedDocumentID, auditDocumentID)
 }

@@ -105,16 +105,23 @@ func (h *harness) slugOf(t *testing.T, submissionID, email string) string {
 	return ""
 }
 
-// Complete opens the signer's page and signs with the page's form token.
-func (h *harness) Complete(t *testing.T, submissionID, email string) {
+// openPage opens the page of the signer with email and returns its slug
+// and form token.
+func (h *harness) openPage(t *testing.T, submissionID, email string) (slug, token string) {
 	t.Helper()
-	ctx := context.Background()
-	slug := h.slugOf(t, submissionID, email)
-	page, err := h.p.Page(ctx, slug)
+	slug = h.slugOf(t, submissionID, email)
+	page, err := h.p.Page(context.Background(), slug)
 	if err != nil {
 		t.Fatalf("page: %v", err)
 	}
-	if _, err := h.p.Sign(ctx, slug, ports.SignInput{FormToken: page.FormToken, Name: "Typed " + email, Consent: true}); err != nil {
+	return slug, page.FormToken
+}
+
+// Complete opens the signer's page and signs with the page's form token.
+func (h *harness) Complete(t *testing.T, submissionID, email string) {
+	t.Helper()
+	slug, token := h.openPage(t, submissionID, email)
+	if _, err := h.p.Sign(context.Background(), slug, ports.SignInput{FormToken: token, Name: "Typed " + email, Consent: true}); err != nil {
 		t.Fatalf("sign: %v", err)
 	}
 }
@@ -122,13 +129,8 @@ func (h *harness) Complete(t *testing.T, submissionID, email string) {
 // Decline opens the signer's page and declines with reason.
 func (h *harness) Decline(t *testing.T, submissionID, email, reason string) {
 	t.Helper()
-	ctx := context.Background()
-	slug := h.slugOf(t, submissionID, email)
-	page, err := h.p.Page(ctx, slug)
-	if err != nil {
-		t.Fatalf("page: %v", err)
-	}
-	if _, err := h.p.Decline(ctx, slug, ports.DeclineInput{FormToken: page.FormToken, Reason: reason}); err != nil {
+	slug, token := h.openPage(t, submissionID, email)
+	if _, err := h.p.Decline(context.Background(), slug, ports.DeclineInput{FormToken: token, Reason: reason}); err != nil {
 		t.Fatalf("decline: %v", err)
 	}
 }

@@ -23,9 +23,9 @@ import (
 // order, or an expiry time not in the future; ENOTFOUND for an unknown
 // template.
 func (p *Provider) CreateSubmission(ctx context.Context, in signing.NewSubmission) ([]signing.Submission, error) {
-	tid, ok := parseID(in.TemplateID)
-	if !ok {
-		return nil, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing template %q not found", in.TemplateID)}
+	tid, err := parseID("template", in.TemplateID)
+	if err != nil {
+		return nil, err
 	}
 	now := p.now()
 	fields := domain.FieldErrors{}
@@ -122,9 +122,9 @@ func validEmail(s string) bool {
 // expired first. An unknown template has none; an id this provider cannot
 // have made is ENOTFOUND.
 func (p *Provider) ListSubmissions(ctx context.Context, templateID string) ([]signing.Submission, error) {
-	tid, ok := parseID(templateID)
-	if !ok {
-		return nil, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing template %q not found", templateID)}
+	tid, err := parseID("template", templateID)
+	if err != nil {
+		return nil, err
 	}
 	recs, err := p.cfg.Store.SubmissionsByTemplate(ctx, tid, maxListed)
 	if err != nil {
@@ -147,9 +147,9 @@ func (p *Provider) ListSubmissions(ctx context.Context, templateID string) ([]si
 // GetSubmission implements ports.SigningProvider, marking the submission
 // expired first when its time has passed.
 func (p *Provider) GetSubmission(ctx context.Context, id string) (signing.Submission, error) {
-	n, ok := parseID(id)
-	if !ok {
-		return signing.Submission{}, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing submission %q not found", id)}
+	n, err := parseID("submission", id)
+	if err != nil {
+		return signing.Submission{}, err
 	}
 	rec, err := p.cfg.Store.Submission(ctx, n)
 	if err != nil {

@@ -75,9 +75,9 @@ func (p *Provider) CreateTemplate(ctx context.Context, in signing.NewTemplate) (
 // signed links to the signing pages' download route, valid for
 // Config.DocumentLinkTTL from now.
 func (p *Provider) GetTemplate(ctx context.Context, id string) (signing.Template, error) {
-	n, ok := parseID(id)
-	if !ok {
-		return signing.Template{}, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing template %q not found", id)}
+	n, err := parseID("template", id)
+	if err != nil {
+		return signing.Template{}, err
 	}
 	rec, err := p.cfg.Store.Template(ctx, n)
 	if err != nil {

@@ -190,12 +190,7 @@ func contentDisposition(name string) string {
 
 func (s *server) handleDocumentContent() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		docID, err := pathID(r, "docId")
+		id, docID, err := pathIDs(r, "id", "docId")
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -219,12 +214,7 @@ func (s *server) handleDocumentContent() http.HandlerFunc {
 
 func (s *server) handleRemoveDocument() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		docID, err := pathID(r, "docId")
+		id, docID, err := pathIDs(r, "id", "docId")
 		if err == nil {
 			err = s.svc.Contracts.RemoveDocument(r.Context(), id, docID)
 		}

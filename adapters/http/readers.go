@@ -276,6 +276,17 @@ func pathID(r *http.Request, name string) (int64, error) {
 	return n, nil
 }
 
+// pathIDs reads two ids of the path, the first one first: a bad first id
+// is the error whatever the second.
+func pathIDs(r *http.Request, first, second string) (int64, int64, error) {
+	a, err := pathID(r, first)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := pathID(r, second)
+	return a, b, err
+}
+
 // decodePermissionNames reads a permission set given as a JSON array of
 // names or as {"permissions": [...]}.
 func decodePermissionNames(r *http.Request) ([]string, error) {

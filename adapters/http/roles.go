@@ -195,12 +195,7 @@ func (s *server) handleUserRoles() http.HandlerFunc {
 // the user's roles afterwards.
 func (s *server) userRoleChange(add bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		uid, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		rid, err := pathID(r, "roleId")
+		uid, rid, err := pathIDs(r, "id", "roleId")
 		if err != nil {
 			s.fail(w, r, err)
 			return

@@ -9,15 +9,9 @@ import (
 	"counsel/domain/user"
 )
 
-// addressIn is an address of a request: absent parts are empty.
-type addressIn struct {
-	Address1 string `json:"address1"`
-	Address2 string `json:"address2"`
-	Suburb   string `json:"suburb"`
-	State    string `json:"state"`
-	Postcode string `json:"postcode"`
-	Country  string `json:"country"`
-}
+// addressIn is an address of a request: absent parts are empty. It has
+// addressDTO's fields, under its own name (the AddressIn schema).
+type addressIn addressDTO
 
 type addressDTO struct {
 	Address1 string `json:"address1"`

@@ -147,42 +147,6 @@ func scanSession(row interface{ Scan(...any) error }, extra ...any) (account.Ses
 	return ss, nil
 }
 
-// Refresh implements ports.AccountStore. The token's row is locked, so of
-// two instances presenting one token at once, one rotates it and the
-// other sees it used (reuse: the session is revoked).
-func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
-	return s.db.tx(ctx, func(x q) error {
-		var used *time.Time
-		var userOK bool
-		ss, err := scanSession(x.row(ctx, `SELECT `+sessionCols+`, t.used_at, u.active AND u.deleted_at IS NULL
-			FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-			WHERE t.hash = ? FOR UPDATE OF t, s`, tokenHash), &used, &userOK)
-		if err != nil {
-			return err
-		}
-		st := account.RefreshState{Session: ss, Used: used != nil, UserActive: userOK}
-		if err := fn(&st); err != nil {
-			return err
-		}
-		now := s.db.Now()
-		if st.Revoke {
-			if _, err := x.exec(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, now, ss.ID); err != nil {
-				return err
-			}
-			if err := notify(ctx, x, changedPrincipals); err != nil {
-				return err
-			}
-		}
-		if st.NewTokenHash != nil { // rotate: one round trip
-			if _, err := x.exec(ctx, `WITH used AS (UPDATE refresh_tokens SET used_at = ? WHERE hash = ?)
-				INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`, now, tokenHash, st.NewTokenHash, ss.ID, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 // SessionByRefreshHash implements ports.AccountStore.
 func (s *AccountStore) SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error) {
 	return scanSession(s.db.read().row(ctx, `SELECT `+sessionCols+`

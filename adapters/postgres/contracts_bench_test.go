@@ -17,6 +17,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
+	"counsel/tools/bench/contractgen"
 )
 
 // benchVocabulary makes names and descriptions; "standard" is put in
@@ -50,13 +51,50 @@ func benchContracts(n int) []contract.Contract {
 	return out
 }
 
+// benchShape is a data shape of BenchmarkContractListShapes: its
+// contracts and what to ask of them.
+type benchShape struct {
+	name         string
+	make         func(n int) []contract.Contract
+	common, rare string
+	// status is the status of the status shapes, byName that of the
+	// sorted one.
+	status, byName contract.Status
+	typ            contract.Type
+	from, to       time.Time
+}
+
+// benchShapes are the synthetic data this benchmark began with and the
+// two shapes of contractgen (the SQLite benchmark's, app
+// BenchmarkContractShapes), each asked the same questions.
+func benchShapes() []benchShape {
+	out := []benchShape{{name: "synthetic", make: benchContracts, common: "standard", rare: "zanzibar",
+		status: contract.Signed, byName: contract.Draft, typ: contract.LicenseAgreement,
+		from: time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), to: time.Date(2021, 6, 30, 0, 0, 0, 0, time.UTC)}}
+	now := time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) // apptest.Start, as the SQLite benchmark
+	for _, d := range contractgen.Shapes() {
+		out = append(out, benchShape{name: d.Name, make: func(n int) []contract.Contract { return d.Make(n, 1, now) },
+			common: d.Common, rare: d.Rare, status: d.Status, byName: d.Status, typ: contract.ServiceAgreement,
+			from: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), to: time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)})
+	}
+	return out
+}
+
 // BenchmarkContractListShapes reports p50 and p99 of each list shape of
-// API-DECISIONS 5 over 100,000 contracts, each after a few warm-up calls
-// (steady state: statements prepared, pages cached). The "floor" shapes
-// are PostgreSQL's own count over the index a shape's count reads, the
-// bound of that shape. COUNSEL_BENCH_EXPLAIN=1 logs EXPLAIN (ANALYZE,
-// BUFFERS) of every statement of one call per shape, through auto_explain.
+// API-DECISIONS 5 over 100,000 contracts of each data shape (benchShapes;
+// select one with -bench 'ContractListShapes/archive'), each after a few
+// warm-up calls (steady state: statements prepared, pages cached). The
+// "floor" shapes are PostgreSQL's own count over the index a shape's
+// count reads, the bound of that shape. COUNSEL_BENCH_EXPLAIN=1 logs
+// EXPLAIN (ANALYZE, BUFFERS) of every statement of one call per shape,
+// through auto_explain.
 func BenchmarkContractListShapes(b *testing.B) {
+	for _, d := range benchShapes() {
+		b.Run(d.name, func(b *testing.B) { benchListShapes(b, d) })
+	}
+}
+
+func benchListShapes(b *testing.B, d benchShape) {
 	url := pgtest.URL(b)
 	db, err := Open(context.Background(), url)
 	if err != nil {
@@ -69,7 +107,8 @@ func BenchmarkContractListShapes(b *testing.B) {
 		b.Fatal(err)
 	}
 	store := NewContractStore(db)
-	cs := benchContracts(100_000)
+	cs := d.make(100_000)
+	t0 := time.Now()
 	for i := 0; i < len(cs); i += 20_000 {
 		if err := store.ImportContracts(ctx, cs[i:i+20_000], 1); err != nil {
 			b.Fatal(err)
@@ -82,8 +121,9 @@ func BenchmarkContractListShapes(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.Logf("%s: seeded %d contracts in %s", d.name, len(cs), time.Since(t0).Round(time.Millisecond))
 	var common int32
-	if err := db.pool.QueryRow(ctx, `SELECT word_id FROM contract_words WHERE word = 'standard'`).Scan(&common); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT word_id FROM contract_words WHERE word = $1`, d.common).Scan(&common); err != nil {
 		b.Fatal(err)
 	}
 	explain := os.Getenv("COUNSEL_BENCH_EXPLAIN") == "1"
@@ -92,7 +132,7 @@ func BenchmarkContractListShapes(b *testing.B) {
 		explained = NewContractStore(explainDB(b, url))
 	}
 	yes := true
-	from, to := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2021, 6, 30, 0, 0, 0, 0, time.UTC)
+	from, to := d.from, d.to
 	shapes := []struct {
 		name string
 		f    contract.Filter
@@ -101,28 +141,31 @@ func BenchmarkContractListShapes(b *testing.B) {
 		floor string
 	}{
 		{name: "first page"},
-		{name: "one status", f: contract.Filter{Statuses: []contract.Status{contract.Signed}}},
-		{name: "status by name", f: contract.Filter{Statuses: []contract.Status{contract.Draft}, SortBy: contract.SortContractName}},
-		{name: "rare word", f: contract.Filter{Search: "zanzibar"}},
-		{name: "common word", f: contract.Filter{Search: "standard"},
+		{name: "one status", f: contract.Filter{Statuses: []contract.Status{d.status}}},
+		{name: "status by name", f: contract.Filter{Statuses: []contract.Status{d.byName}, SortBy: contract.SortContractName}},
+		{name: "rare word", f: contract.Filter{Search: d.rare}},
+		{name: "common word", f: contract.Filter{Search: d.common},
 			floor: fmt.Sprintf(`SELECT count(*) FROM contract_postings WHERE word_id = %d`, common)},
-		{name: "common word + status", f: contract.Filter{Search: "standard", Statuses: []contract.Status{contract.Signed}},
-			floor: fmt.Sprintf(`SELECT count(*) FROM contract_postings WHERE word_id = %d AND status = 4`, common)},
-		{name: "type + signed + dates", f: contract.Filter{Types: []contract.Type{contract.LicenseAgreement}, IsSigned: &yes, StartFrom: &from, StartTo: &to},
-			floor: fmt.Sprintf(`SELECT count(*) FROM contracts WHERE contract_type = %d AND is_signed AND start_date BETWEEN '2021-01-01' AND '2021-06-30'`, contract.LicenseAgreement)},
+		{name: "common word + status", f: contract.Filter{Search: d.common, Statuses: []contract.Status{d.status}},
+			floor: fmt.Sprintf(`SELECT count(*) FROM contract_postings WHERE word_id = %d AND status = %d`, common, d.status)},
+		{name: "type + signed + dates", f: contract.Filter{Types: []contract.Type{d.typ}, IsSigned: &yes, StartFrom: &from, StartTo: &to},
+			floor: fmt.Sprintf(`SELECT count(*) FROM contracts WHERE contract_type = %d AND is_signed AND start_date BETWEEN '%s' AND '%s'`,
+				d.typ, from.Format(time.DateOnly), to.Format(time.DateOnly))},
 		{name: "offset 20,000", f: contract.Filter{Offset: 20_000},
 			floor: `SELECT count(*) FROM (SELECT id FROM contracts ORDER BY updated_at DESC NULLS LAST, id DESC LIMIT 20100) p`},
 	}
-	measure := func(b *testing.B, call func() error) {
+	measure := func(b *testing.B, call func() (int64, error)) {
+		var n int64
 		for range 5 {
-			if err := call(); err != nil {
+			var err error
+			if n, err = call(); err != nil {
 				b.Fatal(err)
 			}
 		}
 		var ds []time.Duration
 		for b.Loop() {
 			t := time.Now()
-			if err := call(); err != nil {
+			if _, err := call(); err != nil {
 				b.Fatal(err)
 			}
 			ds = append(ds, time.Since(t))
@@ -130,6 +173,7 @@ func BenchmarkContractListShapes(b *testing.B) {
 		slices.Sort(ds)
 		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(n), "count")
 	}
 	for _, sh := range shapes {
 		f := sh.f
@@ -144,13 +188,14 @@ func BenchmarkContractListShapes(b *testing.B) {
 			}
 		}
 		b.Run(sh.name, func(b *testing.B) {
-			measure(b, func() error { _, _, err := store.Contracts(ctx, f); return err })
+			measure(b, func() (int64, error) { _, n, err := store.Contracts(ctx, f); return n, err })
 		})
 		if sh.floor != "" {
 			b.Run(sh.name+" floor", func(b *testing.B) {
-				measure(b, func() error {
+				measure(b, func() (int64, error) {
 					var n int64
-					return db.pool.QueryRow(ctx, sh.floor).Scan(&n)
+					err := db.pool.QueryRow(ctx, sh.floor).Scan(&n)
+					return n, err
 				})
 			})
 		}

@@ -48,6 +48,8 @@ type DB struct {
 	url  string
 	// profiles caches GET /api/me's profile rows; see profiles.go.
 	profiles sqlrow.ProfileCache
+	// refreshes queues concurrent token refreshes; see refresh_batch.go.
+	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
 	// connectListener, if set, replaces pgx.ConnectConfig for Listen's

@@ -85,6 +85,19 @@ func randomContracts(rnd *rand.Rand, n int) []contract.Contract {
 	return cs
 }
 
+// importedDB opens a database holding n contracts of randomContracts,
+// imported in bulk.
+func importedDB(t *testing.T, rnd *rand.Rand, n int) (*DB, *ContractStore, []contract.Contract) {
+	t.Helper()
+	db := openDB(t)
+	s := NewContractStore(db)
+	cs := randomContracts(rnd, n)
+	if err := s.ImportContracts(context.Background(), cs, 1); err != nil {
+		t.Fatal(err)
+	}
+	return db, s, cs
+}
+
 // randomTerm is a search term: a piece of a word of some contract's
 // text, in any case, sometimes odd.
 func randomTerm(rnd *rand.Rand, cs []contract.Contract) string {
@@ -142,13 +155,8 @@ func randomFilter(rnd *rand.Rand, cs []contract.Contract) contract.Filter {
 func TestWordSearchMatchesNaive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openDB(t)
-	s := NewContractStore(db)
 	rnd := rand.New(rand.NewPCG(17, 12))
-	cs := randomContracts(rnd, 600)
-	if err := s.ImportContracts(ctx, cs, 1); err != nil {
-		t.Fatal(err)
-	}
+	db, s, cs := importedDB(t, rnd, 600)
 	for i := range 60 { // edits through the store: new words, other statuses, deletes
 		id := int64(1 + rnd.IntN(len(cs)))
 		if i%10 == 0 {
@@ -284,4 +292,199 @@ func TestContractTermsTriggers(t *testing.T) {
 	exec(t, db, `INSERT OR REPLACE INTO contracts (id, uuid, contract_name, contract_type, status, created_at, updated_at)
 		VALUES (1, 'raw-0', 'boulevard quixotic', 1, 1, 2, 2)`)
 	exec(t, db, `INSERT INTO contract_terms_fts (contract_terms_fts) VALUES ('integrity-check')`)
+}
+
+// checkContractIndexes fails t unless everything the triggers keep for
+// the contracts is exactly what their rows say: the stored counts, the
+// trigram index (FTS5's integrity check compares it with the rows), the
+// word index word for word and column for column (its contentless
+// content compared through fts5vocab with contractTerms of each row),
+// and contract_terms holding every word.
+func checkContractIndexes(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	is := is.NewRelaxed(t)
+	is.Equal(scalar[int](t, db, `SELECT count(*) FROM (
+		SELECT status, contract_type, is_signed, is_digital, count(*) AS n FROM contracts GROUP BY 1, 2, 3, 4
+		EXCEPT SELECT status, contract_type, is_signed, is_digital, n FROM contract_counts WHERE n > 0)`), 0) // no count missing or wrong
+	is.Equal(scalar[int](t, db, `SELECT count(*) FROM contract_counts WHERE n < 0 OR n > 0 AND NOT EXISTS (SELECT 1 FROM contracts c
+		WHERE (c.status, c.contract_type, c.is_signed, c.is_digital) = (contract_counts.status, contract_counts.contract_type,
+		contract_counts.is_signed, contract_counts.is_digital))`), 0) // no count of nothing
+	exec(t, db, `INSERT INTO contracts_fts (contracts_fts) VALUES ('integrity-check')`)
+	exec(t, db, `INSERT INTO contracts_words (contracts_words) VALUES ('integrity-check')`)
+	exec(t, db, `INSERT INTO contract_terms_fts (contract_terms_fts) VALUES ('integrity-check')`)
+
+	type entry struct {
+		doc  int64
+		col  string
+		term string
+	}
+	want := map[entry]bool{}
+	terms := map[string]bool{}
+	rows, err := db.write.QueryContext(ctx, `SELECT id, contract_name, contract_description, comments,
+		's' || status || ' t' || contract_type || ' g' || is_signed || ' d' || is_digital FROM contracts`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var cols [4]string
+		if err := rows.Scan(&id, &cols[0], &cols[1], &cols[2], &cols[3]); err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"contract_name", "contract_description", "comments", "tags"} {
+			for _, w := range contractTerms(nil, cols[i]) {
+				want[entry{id, name, w}] = true
+				if i < 3 {
+					terms[w] = true
+				}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	exec(t, db, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.contracts_words_instances USING fts5vocab (main, contracts_words, 'instance')`)
+	rows, err = db.write.QueryContext(ctx, `SELECT DISTINCT doc, col, term FROM temp.contracts_words_instances`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[entry]bool{}
+	for rows.Next() {
+		var e entry
+		if err := rows.Scan(&e.doc, &e.col, &e.term); err != nil {
+			t.Fatal(err)
+		}
+		got[e] = true
+		if !want[e] {
+			t.Errorf("the word index holds %q in %s of contract %d", e.term, e.col, e.doc)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	for e := range want {
+		if !got[e] {
+			t.Errorf("the word index lacks %q in %s of contract %d", e.term, e.col, e.doc)
+		}
+	}
+	rows, err = db.write.QueryContext(ctx, `SELECT term FROM contract_terms`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			t.Fatal(err)
+		}
+		delete(terms, w)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for w := range terms {
+		t.Errorf("contract_terms lacks %q", w)
+	}
+}
+
+// TestContractIndexesExact checks what the triggers keep after every way
+// contracts are written: a bulk import (many rows to a statement), the
+// store's creates, edits and deletes, and plain SQL, REPLACE included:
+// a row REPLACE deletes must leave the counts and indexes too.
+func TestContractIndexesExact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(17, 13))
+	db, s, cs := importedDB(t, rnd, 400)
+	checkContractIndexes(t, db)
+	is := is.New(t)
+	for _, ix := range fullTextIndexes {
+		is.Equal(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM `+ix+`_idx`), 1) // merged after the load
+	}
+	is.Equal(scalar[int](t, db, `SELECT count(*) FROM contract_audit WHERE action = 'created'`), len(cs)) // an entry each
+	is.Equal(scalar[int](t, db, `SELECT count(*) FROM contracts c JOIN contract_audit a ON a.contract_id = c.id
+		AND a.to_status = c.status AND a.at = c.created_at`), len(cs)) // with the contract's status and time
+
+	t.Run("store writes", func(t *testing.T) {
+		more := randomContracts(rnd, 20)
+		for i := range more {
+			more[i].UUID = fmt.Sprint("store-", i)
+			if _, err := s.CreateContract(ctx, more[i], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 40 {
+			id := int64(1 + rnd.IntN(len(cs)))
+			_, err := s.UpdateContract(ctx, id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+				switch i % 3 {
+				case 0:
+					c.Name = oddText[rnd.IntN(len(oddText))] + " renamed" + fmt.Sprint(i)
+				case 1:
+					c.Description, c.Comments = "", "Comment "+oddText[rnd.IntN(len(oddText))]
+				}
+				c.Status, c.Type, c.IsSigned = contract.Status(1+rnd.IntN(8)), contract.Type(1+rnd.IntN(6)), rnd.IntN(2) == 0
+				return nil, nil
+			})
+			if err != nil && code(err) != "not_found" {
+				t.Fatal(err)
+			}
+		}
+		for range 10 {
+			_, err := s.DeleteContract(ctx, int64(1+rnd.IntN(len(cs))), func(contract.Contract) ([]contract.AuditEntry, error) { return nil, nil })
+			if err != nil && code(err) != "not_found" {
+				t.Fatal(err)
+			}
+		}
+		checkContractIndexes(t, db)
+		is := is.New(t)
+		is.True(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`) > 1) // the writes' segments
+		is.NoErr(db.Optimize(ctx))                                                               // housekeeping merges them
+		is.Equal(scalar[int](t, db, `SELECT count(DISTINCT segid) FROM contracts_words_idx`), 1)
+		checkContractIndexes(t, db)
+	})
+
+	t.Run("plain SQL and REPLACE", func(t *testing.T) { // on few contracts: checked after each statement
+		db, s, _ := importedDB(t, rnd, 40)
+		live := func() (a, b int64) {
+			t.Helper()
+			return scalar[int64](t, db, `SELECT min(id) FROM contracts`), scalar[int64](t, db, `SELECT max(id) FROM contracts`)
+		}
+		a, b := live()
+		uuidB := scalar[string](t, db, `SELECT uuid FROM contracts WHERE id = ?`, b)
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT OR REPLACE INTO contracts (id, uuid, contract_name, contract_description, contract_type, status, is_signed,
+				created_at, updated_at) VALUES (?, 'replaced-same-id', 'Zyzzyva Quokka', 'replaced text', 2, 7, 1, 1, 1)`, []any{a}},
+			{`REPLACE INTO contracts (uuid, contract_name, contract_type, status, created_at, updated_at)
+				VALUES (?, 'Xylophone of the uuid', 3, 3, 1, 1)`, []any{uuidB}},
+			{`UPDATE OR REPLACE contracts SET uuid = 'replaced-same-id', contract_name = 'Wombat', status = 8
+				WHERE id = (SELECT max(id) FROM contracts)`, nil}, // deletes the row of id a
+
+			{`INSERT INTO contracts (uuid, contract_name, contract_type, status, created_at, updated_at)
+				VALUES ('Wombat', 'Upserted', 1, 1, 1, 1)`, nil},
+			{`INSERT INTO contracts (uuid, contract_name, contract_type, status, created_at, updated_at)
+				VALUES ('Wombat', 'Upserted again Vicuna', 4, 2, 1, 1)
+				ON CONFLICT (uuid) DO UPDATE SET contract_name = excluded.contract_name, status = excluded.status`, nil},
+			{`DELETE FROM contracts WHERE id % 3 = 0`, nil},
+		} {
+			exec(t, db, q.sql, q.args...)
+			checkContractIndexes(t, db)
+		}
+		for _, term := range []string{"zzyv", "xylophon", "ombat", "vicun"} {
+			f := contract.Filter{Search: term, Limit: 100}
+			got, count, err := s.Contracts(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantCount := naiveContracts(t, db, f)
+			is := is.New(t)
+			is.Equal(count, wantCount)
+			is.Equal(len(got), len(want))
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"counsel/domain"
@@ -99,12 +100,16 @@ func nullInt(p *int64) any {
 	return *p
 }
 
+// insertContractColumns are the columns a new contract is written with,
+// in the order of insertContractArgs.
+var insertContractColumns = strings.Fields(`uuid contract_name contract_description contract_type status
+	start_date end_date amount currency is_signed comments matter_id client_id project_id
+	digital_contract_id digital_contract_submission_id is_digital created_at updated_at`)
+
 // insertContractSQL inserts a contract; insertContractArgs are its
 // arguments.
-const insertContractSQL = `INSERT INTO contracts (uuid, contract_name, contract_description, contract_type, status,
-	start_date, end_date, amount, currency, is_signed, comments, matter_id, client_id, project_id,
-	digital_contract_id, digital_contract_submission_id, is_digital, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+var insertContractSQL = `INSERT INTO contracts (` + strings.Join(insertContractColumns, ", ") + `)
+	VALUES (` + strings.TrimSuffix(strings.Repeat("?, ", len(insertContractColumns)), ", ") + `)`
 
 // insertContractArgs are the arguments of insertContractSQL for c, whose
 // amount in cents (amountCents) is amount.
@@ -232,41 +237,38 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 // created entry by user userID at its CreatedAt. It is for bulk imports
 // and for seeding benchmarks; the API creates contracts one at a time.
 // Each contract needs its UUID and valid fields (see contract.Validate).
+// The contracts go in many to a statement (insertRows), and their
+// entries in one statement after them.
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
-	return s.db.bulkWriteTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, insertContractSQL)
+	rows := make([][]any, len(cs))
+	for i, c := range cs {
+		amount, err := amountCents(c.Amount)
 		if err != nil {
-			return fmt.Errorf("prepare contract insert: %w", err)
+			return err
 		}
-		defer ins.Close()
+		rows[i] = insertContractArgs(c, amount)
+	}
+	return s.db.bulkWriteTx(ctx, func(tx *sql.Tx) error {
 		name, err := userName(ctx, tx, userID)
 		if err != nil {
 			return fmt.Errorf("importing user %d: %w", userID, err)
 		}
-		audit, err := tx.PrepareContext(ctx, `INSERT INTO contract_audit (contract_id, action, to_status, actor_kind,
-			actor_user_id, actor_name, at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return fmt.Errorf("prepare audit insert: %w", err)
+		// Ids only grow (AUTOINCREMENT) and this is the only writer: the
+		// contracts after last are the imported ones.
+		var last int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM contracts`).Scan(&last); err != nil {
+			return err
 		}
-		defer audit.Close()
-		for i, c := range cs {
-			amount, err := amountCents(c.Amount)
-			if err != nil {
-				return err
-			}
-			res, err := ins.ExecContext(ctx, insertContractArgs(c, amount)...)
-			if err != nil {
-				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
-			}
-			id, err := res.LastInsertId()
-			if err != nil {
-				return fmt.Errorf("import contract %d of %d (%s): %w", i+1, len(cs), c.UUID, err)
-			}
-			if _, err := audit.ExecContext(ctx, id, string(contract.ActionCreated), int(c.Status), int(contract.ActorUser),
-				userID, name, ms(c.CreatedAt)); err != nil {
-				return fmt.Errorf("audit of contract %d: %w", id, err)
-			}
+		if err := insertRows(ctx, tx, "contracts", insertContractColumns, rows); err != nil {
+			return fmt.Errorf("import %d contracts: %w", len(cs), err)
 		}
-		return nil
+		// The created entry's status and time are the contract's own.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO contract_audit (contract_id, action, to_status, actor_kind,
+			actor_user_id, actor_name, at) SELECT id, ?, status, ?, ?, ?, created_at FROM contracts WHERE id > ? ORDER BY id`,
+			string(contract.ActionCreated), int(contract.ActorUser), userID, name, last); err != nil {
+			return fmt.Errorf("audit of the imported contracts: %w", err)
+		}
+		// The load wrote its full-text indexes in many segments.
+		return mergeFullText(ctx, tx, 0, fullTextIndexes...)
 	})
 }

@@ -67,11 +67,7 @@ func (s *Service) ConsoleLogout(ctx context.Context, cookie string) error {
 	} else if err != nil {
 		return err
 	}
-	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
-		return err
-	}
-	s.Invalidate()
-	return nil
+	return s.revoke(ctx, ss.ID)
 }
 
 // AuthorizationURL starts the console's identity-provider sign-in: the

@@ -398,7 +398,13 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	} else if err != nil {
 		return err
 	}
-	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
+	return s.revoke(ctx, ss.ID)
+}
+
+// revoke ends session id now and drops the cached principals, so the
+// session's access tokens stop working at once.
+func (s *Service) revoke(ctx context.Context, id string) error {
+	if err := s.d.Store.RevokeSession(ctx, id, s.d.Clock.Now()); err != nil {
 		return err
 	}
 	s.Invalidate()

@@ -292,10 +292,7 @@ func (s *Server) User(t testing.TB, perms ...account.Permission) (int64, string)
 	var roles []string
 	if len(perms) > 0 {
 		admin := s.Admin(t)
-		r := s.Do(t, "POST", "/api/roles", admin, map[string]any{"name": role})
-		if r.Status != 201 {
-			t.Fatalf("create role: %d %s", r.Status, r.Body)
-		}
+		r := s.Do(t, "POST", "/api/roles", admin, map[string]any{"name": role}).Expect(t, 201, "create role")
 		var created struct{ ID int64 }
 		r.JSON(t, &created)
 		names := make([]string, len(perms))
@@ -355,4 +352,14 @@ func (s *Server) Exec(t testing.TB, statement string) {
 	if _, err := db.ExecContext(ctx, statement); err != nil {
 		t.Fatalf("exec %s: %v", statement, err)
 	}
+}
+
+// Expect fails the test unless the answer has status want, naming what
+// was asked in the message, and returns r for reading.
+func (r *Response) Expect(t testing.TB, want int, what string) *Response {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("%s: %d %s", what, r.Status, r.Body)
+	}
+	return r
 }

@@ -39,11 +39,9 @@ func (s *Service) Remunerations(ctx context.Context, f user.Filter) ([]user.Staf
 	if _, err := account.Require(ctx); err != nil {
 		return nil, 0, err
 	}
-	f.Normalize()
-	if err := f.Validate(); err != nil {
+	if err := f.Prepare(MaxLimit); err != nil {
 		return nil, 0, err
 	}
-	f.Limit = min(f.Limit, MaxLimit)
 	return s.store.Remunerations(ctx, f)
 }
 

@@ -77,11 +77,9 @@ func (s *Service) Users(ctx context.Context, f user.Filter) ([]user.User, int64,
 	if _, err := account.Require(ctx); err != nil {
 		return nil, 0, err
 	}
-	f.Normalize()
-	if err := f.Validate(); err != nil {
+	if err := f.Prepare(MaxLimit); err != nil {
 		return nil, 0, err
 	}
-	f.Limit = min(f.Limit, MaxLimit)
 	return s.d.Store.Users(ctx, f)
 }
 

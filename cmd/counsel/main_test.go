@@ -552,26 +552,45 @@ func TestUserCreate(t *testing.T) {
 	is.NoErr(s.stop(t)) // clean stop
 }
 
+// serveUser creates user@example.com with password through the CLI,
+// starts the server and signs the user in, failing the test unless each
+// step works; it returns the environment, the server and the tokens.
+func serveUser(t *testing.T, password string) (environment, *server, map[string]any) {
+	t.Helper()
+	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
+	if _, _, err := cli(env, password+"\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser"); err != nil {
+		t.Fatalf("user create: %v", err)
+	}
+	s := startServe(t, env)
+	st, tokens := signIn(t, s.base, "user@example.com", password)
+	if st != 200 {
+		t.Fatalf("sign in: %d", st)
+	}
+	return env, s, tokens
+}
+
+// refresh asks for new tokens with the access and refresh tokens of a
+// sign-in.
+func refresh(t *testing.T, base string, tokens map[string]any) (int, map[string]any) {
+	t.Helper()
+	return call(t, "POST", base+"/api/account/refresh-token", "", map[string]string{
+		"accessToken": tokens["accessToken"].(string), "refreshToken": tokens["refreshToken"].(string)})
+}
+
 func TestUserSetPassword(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
-	_, _, err := cli(env, "old-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
-	is.NoErr(err) // user
-	s := startServe(t, env)
-	st, tokens := signIn(t, s.base, "user@example.com", "old-password-1")
-	is.Equal(st, 200) // signed in with the old password
+	env, s, tokens := serveUser(t, "old-password-1") // signed in with the old password
 
 	stdout, _, err := cli(env, "new-password-1\n", "user", "set-password", "--email", "USER@example.com")
 	is.NoErr(err)                                                                                // replaced while the server runs
 	is.Equal(stdout, "password of user@example.com replaced; the user's sessions are revoked\n") // says so
 
-	st, _ = signIn(t, s.base, "user@example.com", "old-password-1")
+	st, _ := signIn(t, s.base, "user@example.com", "old-password-1")
 	is.Equal(st, 401) // the old password fails
 	st, _ = signIn(t, s.base, "user@example.com", "new-password-1")
 	is.Equal(st, 200) // the new one works
-	st, body := call(t, "POST", s.base+"/api/account/refresh-token", "", map[string]string{
-		"accessToken": tokens["accessToken"].(string), "refreshToken": tokens["refreshToken"].(string)})
+	st, body := refresh(t, s.base, tokens)
 	is.Equal(st, 401)                                // the old session is revoked: its refresh token is refused
 	is.Equal(body["type"], "/problems/unauthorized") // problem document
 
@@ -599,13 +618,8 @@ func TestUserSetPassword(t *testing.T) {
 
 func TestUserResetTOTP(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t).with("COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
 	is := is.New(t)
-	_, _, err := cli(env, "user-password-1\n", "user", "create", "--email", "user@example.com", "--first-name", "U", "--last-name", "Ser")
-	is.NoErr(err) // user
-	s := startServe(t, env)
-	st, tokens := signIn(t, s.base, "user@example.com", "user-password-1")
-	is.Equal(st, 200) // signed in with an emailed code
+	env, s, tokens := serveUser(t, "user-password-1") // signed in with an emailed code
 	access := tokens["accessToken"].(string)
 	st, e := call(t, "POST", s.base+"/api/account/totp/enroll", access, nil)
 	is.Equal(st, 200) // enrolling
@@ -619,8 +633,7 @@ func TestUserResetTOTP(t *testing.T) {
 	stdout, _, err := cli(env, "", "user", "reset-totp", "--email", "USER@example.com")
 	is.NoErr(err) // reset while the server runs
 	is.Equal(stdout, "authenticator app of user@example.com removed; the user's sessions are revoked and sign-in takes an emailed code again\n")
-	st, _ = call(t, "POST", s.base+"/api/account/refresh-token", "", map[string]string{
-		"accessToken": access, "refreshToken": tokens["refreshToken"].(string)})
+	st, _ = refresh(t, s.base, tokens)
 	is.Equal(st, 401) // the old session is revoked
 	st, _ = signIn(t, s.base, "user@example.com", "user-password-1")
 	is.Equal(st, 200) // an emailed code signs in again

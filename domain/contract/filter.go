@@ -96,14 +96,9 @@ func (r RelatedEntity) String() string {
 // rules (also their codes 1, 2, 3). Anything else is EINVALID filed under
 // RelatedEntityType.
 func ParseRelatedEntity(s string) (RelatedEntity, error) {
-	all := []RelatedEntity{RelatedMatter, RelatedClient, RelatedProject}
-	for _, r := range all {
-		if matchEnum(s, r.String(), int(r)) {
-			return r, nil
-		}
-	}
-	msg := "RelatedEntityType must be one of Matter (1), Client (2), Project (3)"
-	return 0, &domain.Error{Code: domain.EINVALID, Message: msg, Fields: map[string][]string{"RelatedEntityType": {msg}}}
+	// enumError words it "RelatedEntityType must be one of Matter (1),
+	// Client (2), Project (3)".
+	return parseEnum(s, "RelatedEntityType", []RelatedEntity{RelatedMatter, RelatedClient, RelatedProject})
 }
 
 // Filter selects, orders and pages contracts (API-DECISIONS 5). Nil and

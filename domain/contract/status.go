@@ -36,25 +36,22 @@ func (s Status) Valid() bool { return s >= Draft && s <= Archived }
 // String returns the wire name ("WaitingForClientSignature"), or
 // "Status(n)" for a value outside the enumeration.
 func (s Status) String() string {
-	switch s {
-	case Draft:
-		return "Draft"
-	case ContractDesign:
-		return "ContractDesign"
-	case WaitingForClientSignature:
-		return "WaitingForClientSignature"
-	case Signed:
-		return "Signed"
-	case Declined:
-		return "Declined"
-	case Expired:
-		return "Expired"
-	case Terminated:
-		return "Terminated"
-	case Archived:
-		return "Archived"
+	if s.Valid() {
+		return statusNames[s]
 	}
 	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// statusNames are the wire names, by code.
+var statusNames = [...]string{
+	Draft:                     "Draft",
+	ContractDesign:            "ContractDesign",
+	WaitingForClientSignature: "WaitingForClientSignature",
+	Signed:                    "Signed",
+	Declined:                  "Declined",
+	Expired:                   "Expired",
+	Terminated:                "Terminated",
+	Archived:                  "Archived",
 }
 
 // ParseStatus reads a status as its name, case-insensitively and ignoring
@@ -63,12 +60,7 @@ func (s Status) String() string {
 // whose message lists the accepted values, also filed under the field
 // "status".
 func ParseStatus(s string) (Status, error) {
-	for _, st := range AllStatuses() {
-		if matchEnum(s, st.String(), int(st)) {
-			return st, nil
-		}
-	}
-	return 0, enumError("status", AllStatuses())
+	return parseEnum(s, "status", AllStatuses())
 }
 
 // Type is the kind of agreement. Its integer codes are stable like
@@ -96,33 +88,41 @@ func (t Type) Valid() bool { return t >= ServiceAgreement && t <= Other }
 // String returns the wire name ("NonDisclosureAgreement"), or "Type(n)"
 // for a value outside the enumeration.
 func (t Type) String() string {
-	switch t {
-	case ServiceAgreement:
-		return "ServiceAgreement"
-	case EmploymentContract:
-		return "EmploymentContract"
-	case NonDisclosureAgreement:
-		return "NonDisclosureAgreement"
-	case PartnershipAgreement:
-		return "PartnershipAgreement"
-	case LicenseAgreement:
-		return "LicenseAgreement"
-	case Other:
-		return "Other"
+	if t.Valid() {
+		return typeNames[t]
 	}
 	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// typeNames are the wire names, by code.
+var typeNames = [...]string{
+	ServiceAgreement:       "ServiceAgreement",
+	EmploymentContract:     "EmploymentContract",
+	NonDisclosureAgreement: "NonDisclosureAgreement",
+	PartnershipAgreement:   "PartnershipAgreement",
+	LicenseAgreement:       "LicenseAgreement",
+	Other:                  "Other",
 }
 
 // ParseType reads a contract type by the same rules as ParseStatus
 // ("Non-Disclosure Agreement", "service_agreement", "6"). An unknown value
 // is an EINVALID *domain.Error filed under the field "contractType".
 func ParseType(s string) (Type, error) {
-	for _, t := range AllTypes() {
-		if matchEnum(s, t.String(), int(t)) {
-			return t, nil
+	return parseEnum(s, "contractType", AllTypes())
+}
+
+// parseEnum reads one of values by matchEnum's rules; anything else is
+// enumError's 400, filed under field.
+func parseEnum[T interface {
+	~int
+	fmt.Stringer
+}](s, field string, values []T) (T, error) {
+	for _, v := range values {
+		if matchEnum(s, v.String(), int(v)) {
+			return v, nil
 		}
 	}
-	return 0, enumError("contractType", AllTypes())
+	return 0, enumError(field, values)
 }
 
 // matchEnum reports whether s names the value called name with code code.

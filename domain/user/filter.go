@@ -42,6 +42,17 @@ func (f *Filter) Normalize() {
 	f.OfferingIDs = slices.Compact(f.OfferingIDs)
 }
 
+// Prepare readies f for a list query: it normalizes f, validates it, and
+// caps its limit at maxLimit.
+func (f *Filter) Prepare(maxLimit int64) error {
+	f.Normalize()
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	f.Limit = min(f.Limit, maxLimit)
+	return nil
+}
+
 // Validate checks the bounds of a normalized filter. Fields are keyed by
 // the query parameter names.
 func (f Filter) Validate() error {

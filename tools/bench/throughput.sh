@@ -8,23 +8,42 @@
 #   sh tools/bench/throughput.sh /tmp/counsel-old /tmp/counsel-new
 #
 # Needs wrk (apt-get install wrk). Each binary runs on a fresh database in a
-# temporary folder, on port 18080.
+# temporary folder, on port 18080. With COUNSEL_BENCH_PG set to a PostgreSQL
+# URL (say postgres://postgres@127.0.0.1:5432/test?sslmode=disable), each
+# binary then runs again on a fresh database created on that server (and
+# dropped after), so both engines are measured in one window:
+#
+#   COUNSEL_BENCH_PG=postgres://... sh tools/bench/throughput.sh /tmp/counsel-new
 set -eu
 cd "$(dirname "$0")/../.."
 PW='bench-password-123456'
 tmp=$(mktemp -d)
-trap 'kill $(cat "$tmp"/*.pid 2>/dev/null) 2>/dev/null; rm -rf "$tmp"' EXIT
+PG=${COUNSEL_BENCH_PG:-}
+pgdb=counsel_bench_$$
+dropdb() { [ -z "$PG" ] || psql -q "$PG" -c "DROP DATABASE IF EXISTS $pgdb WITH (FORCE)" >/dev/null 2>&1 || true; }
+trap 'kill $(cat "$tmp"/*.pid 2>/dev/null) 2>/dev/null || true; sleep 0.5; dropdb; rm -rf "$tmp"' EXIT
 go build -o "$tmp/bare" ./tools/bench/bare
 go build -o "$tmp/load" ./tools/bench/load
 "$tmp/bare" -addr 127.0.0.1:18090 & echo $! > "$tmp/bare.pid"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-for bin in "$@"; do
+engines=sqlite
+[ -z "$PG" ] || engines="sqlite postgres"
+for bin in "$@"; do for engine in $engines; do
 	name=$(basename "$bin")
 	rm -rf "$tmp/db" && mkdir -p "$tmp/db"
-	COUNSEL_DB="$tmp/db/c.db" COUNSEL_DATA_DIR="$tmp/db/data" COUNSEL_ADDR=127.0.0.1:18080 \
+	db="$tmp/db/c.db"
+	if [ "$engine" = postgres ]; then
+		name="$name/postgres"
+		dropdb
+		psql -q "$PG" -c "CREATE DATABASE $pgdb" >/dev/null
+		db=$(echo "$PG" | sed "s|^\(postgres[a-z]*://[^/]*\)/[^?]*|\1/$pgdb|")
+	elif [ -n "$PG" ]; then
+		name="$name/sqlite"
+	fi
+	COUNSEL_DB="$db" COUNSEL_DATA_DIR="$tmp/db/data" COUNSEL_ADDR=127.0.0.1:18080 \
 		COUNSEL_ADMIN_PASSWORD=$PW COUNSEL_AUTH_RATE_LIMIT=0 COUNSEL_OTP_RESEND_INTERVAL=0 \
 		COUNSEL_OTP_HOURLY_LIMIT=0 COUNSEL_LOCKOUT_THRESHOLD=0 \
-		"$bin" serve >"$tmp/$name.log" 2>&1 & echo $! > "$tmp/serve.pid"
+		"$bin" serve >"$tmp/$(echo "$name" | tr / -).log" 2>&1 & echo $! > "$tmp/serve.pid"
 	pid=$(cat "$tmp/serve.pid")
 	for _ in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:18080/healthz 2>/dev/null && break; sleep 0.2; done
 	sleep 6
@@ -39,19 +58,19 @@ for bin in "$@"; do
 		bare=$(wrk -t2 -c32 -d5s http://127.0.0.1:18090/api/me | awk '/Requests\/sec/ {print $2}')
 		echo "$name /api/me round $round: $me req/s, bare $bare req/s ($(echo "$me $bare" | awk '{printf "%.0f", 100*$1/$2}')%)"
 	done
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 2 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (2): /"
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (16): /"
-	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s/^/$name refresh (64): /"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 2 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (2): |"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 16 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (16): |"
+	"$tmp/load" -url http://127.0.0.1:18080 -mode refresh -c 64 -d 5s -password "$PW" 2>&1 | sed "s|^|$name refresh (64): |"
 	echo "$name: RSS after refresh $(($(ps -o rss= -p "$pid") / 1024)) MB"
 	for i in $(seq 0 49); do # while it runs, as an operator would
-		echo "$PW" | COUNSEL_DB="$tmp/db/c.db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
+		echo "$PW" | COUNSEL_DB="$db" "$bin" user create --email "load$i@example.com" --first-name L --last-name U >/dev/null
 	done
-	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s/^/$name: /" &
+	"$tmp/load" -url http://127.0.0.1:18080 -mode login -c 50 -d 5s -email 'load%d@example.com' -password "$PW" 2>&1 | sed "s|^|$name: |" &
 	lp=$! peak=0
 	while kill -0 $lp 2>/dev/null; do
 		r=$(ps -o rss= -p "$pid"); [ "$r" -gt "$peak" ] && peak=$r; sleep 0.1
 	done
 	echo "$name: 50 concurrent logins, peak RSS $((peak / 1024)) MB"
 	kill "$pid"; wait "$pid" 2>/dev/null || true
-done
+done; done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

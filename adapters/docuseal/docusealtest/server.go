@@ -309,6 +309,12 @@ type submissionEvent struct {
 	At          time.Time
 }
 
+// addEvent records an event of typ by submitter submitterID on sub; the
+// caller holds s.mu.
+func (s *Server) addEvent(sub *submission, submitterID int64, typ string, at time.Time) {
+	sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: submitterID, Type: typ, At: at})
+}
+
 // nextID returns the next id of a kind; the caller holds s.mu.
 func (s *Server) nextID(kind string) int64 {
 	s.lastID[kind]++
@@ -646,7 +652,7 @@ func (s *Server) createSubmission(w http.ResponseWriter, r *http.Request) {
 		}
 		if st.SendEmail && st.Email != "" && (order == "random" || len(sub.Submitters) == 0) {
 			st.SentAt = ptr(now)
-			sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: st.ID, Type: "send_email", At: now})
+			s.addEvent(sub, st.ID, "send_email", now)
 		}
 		sub.Submitters = append(sub.Submitters, st)
 	}

@@ -14,18 +14,13 @@ import (
 // Open records that the submitter with email opened the signing form of
 // submission submissionID.
 func (s *Server) Open(submissionID, email string) error {
-	now := s.now().UTC()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sub, st, err := s.find(submissionID, email)
-	if err != nil {
-		return err
-	}
-	if st.OpenedAt == nil {
-		st.OpenedAt, st.UpdatedAt = ptr(now), now
-		sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: st.ID, Type: "view_form", At: now})
-	}
-	return nil
+	return s.act(submissionID, email, func(now time.Time, sub *submission, st *submitter) error {
+		if st.OpenedAt == nil {
+			st.OpenedAt, st.UpdatedAt = ptr(now), now
+			s.addEvent(sub, st.ID, "view_form", now)
+		}
+		return nil
+	})
 }
 
 // Complete signs submission submissionID as the submitter with email, the
@@ -34,69 +29,59 @@ func (s *Server) Open(submissionID, email string) error {
 // preserved order the next submitter is then sent their invitation; when
 // everyone has signed the submission is completed with an audit log.
 func (s *Server) Complete(submissionID, email string) error {
-	now := s.now().UTC()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sub, st, err := s.find(submissionID, email)
-	if err != nil {
-		return err
-	}
-	if err := s.canAct(sub, st, now); err != nil {
-		return err
-	}
-	if sub.Order == "preserved" {
-		for _, before := range sub.Submitters {
-			if before == st {
-				break
-			}
-			if before.CompletedAt == nil {
-				return fmt.Errorf("docusealtest: %s cannot sign submission %d before %s (preserved order)", email, sub.ID, before.Email)
+	return s.act(submissionID, email, func(now time.Time, sub *submission, st *submitter) error {
+		if err := s.canAct(sub, st, now); err != nil {
+			return err
+		}
+		if sub.Order == "preserved" {
+			for _, before := range sub.Submitters {
+				if before == st {
+					break
+				}
+				if before.CompletedAt == nil {
+					return fmt.Errorf("docusealtest: %s cannot sign submission %d before %s (preserved order)", email, sub.ID, before.Email)
+				}
 			}
 		}
-	}
-	if st.OpenedAt == nil {
-		st.OpenedAt = ptr(now)
-		sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: st.ID, Type: "view_form", At: now})
-	}
-	st.CompletedAt, st.UpdatedAt = ptr(now), now
-	sub.UpdatedAt = now
-	sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: st.ID, Type: "complete_form", At: now})
+		if st.OpenedAt == nil {
+			st.OpenedAt = ptr(now)
+			s.addEvent(sub, st.ID, "view_form", now)
+		}
+		st.CompletedAt, st.UpdatedAt = ptr(now), now
+		sub.UpdatedAt = now
+		s.addEvent(sub, st.ID, "complete_form", now)
 
-	all := true
-	for i, other := range sub.Submitters {
-		if other.CompletedAt == nil {
-			all = false
-			// ProcessSubmitterCompletionJob invites the next signer.
-			if sub.Order == "preserved" && i > 0 && sub.Submitters[i-1] == st && other.SentAt == nil && other.SendEmail && other.Email != "" {
-				other.SentAt, other.UpdatedAt = ptr(now), now
-				sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: other.ID, Type: "send_email", At: now})
+		all := true
+		for i, other := range sub.Submitters {
+			if other.CompletedAt == nil {
+				all = false
+				// ProcessSubmitterCompletionJob invites the next signer.
+				if sub.Order == "preserved" && i > 0 && sub.Submitters[i-1] == st && other.SentAt == nil && other.SendEmail && other.Email != "" {
+					other.SentAt, other.UpdatedAt = ptr(now), now
+					s.addEvent(sub, other.ID, "send_email", now)
+				}
 			}
 		}
-	}
-	if all {
-		sub.CompletedAt = ptr(now)
-		sub.AuditLogURL = s.fileURL(newUUID(), "Audit Log - "+sub.Template.Name+".pdf")
-	}
-	return nil
+		if all {
+			sub.CompletedAt = ptr(now)
+			sub.AuditLogURL = s.fileURL(newUUID(), "Audit Log - "+sub.Template.Name+".pdf")
+		}
+		return nil
+	})
 }
 
 // Decline declines submission submissionID as the submitter with email,
 // with reason.
 func (s *Server) Decline(submissionID, email, reason string) error {
-	now := s.now().UTC()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sub, st, err := s.find(submissionID, email)
-	if err != nil {
-		return err
-	}
-	if err := s.canAct(sub, st, now); err != nil {
-		return err
-	}
-	st.DeclinedAt, st.DeclineReason, st.UpdatedAt = ptr(now), reason, now
-	sub.UpdatedAt = now
-	sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: st.ID, Type: "decline_form", At: now})
-	return nil
+	return s.act(submissionID, email, func(now time.Time, sub *submission, st *submitter) error {
+		if err := s.canAct(sub, st, now); err != nil {
+			return err
+		}
+		st.DeclinedAt, st.DeclineReason, st.UpdatedAt = ptr(now), reason, now
+		sub.UpdatedAt = now
+		s.addEvent(sub, st.ID, "decline_form", now)
+		return nil
+	})
 }
 
 // Expire makes submission submissionID expire now.
@@ -171,6 +156,19 @@ func Sign(secret string, ts time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(t + "." + string(body)))
 	return t + "." + hex.EncodeToString(mac.Sum(nil))
+}
+
+// act runs fn on submission submissionID and its submitter with email,
+// under s.mu, at the server's clock.
+func (s *Server) act(submissionID, email string, fn func(now time.Time, sub *submission, st *submitter) error) error {
+	now := s.now().UTC()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, st, err := s.find(submissionID, email)
+	if err != nil {
+		return err
+	}
+	return fn(now, sub, st)
 }
 
 // canAct refuses a signer action on a submission that is over; the caller

@@ -1,0 +1,374 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"counsel/domain/account"
+)
+
+// Group commit of token refreshes. A refresh costs little but its commit,
+// which waits for the WAL to reach the disk, so concurrent refreshes share
+// one transaction: the first to arrive leads and reads (SELECT … FOR
+// UPDATE) the rows of every refresh waiting; each decides in arrival
+// order; their writes go out in one statement pipelined with the reading
+// of the refreshes that arrived meanwhile, and so on until none is
+// waiting, then COMMIT goes with the last writes. Two refreshes need three
+// round trips and one commit, where they needed eight and two. Every
+// caller is answered after the commit, so a 2xx still means on disk.
+//
+// Each group is read after the previous group's writes, in the same
+// transaction, so a refresh sees what every refresh before it did, as
+// separate transactions in arrival order would: of two refreshes of one
+// token one wins and the reuse is detected. Within a group each session
+// appears once; a second refresh of a session moves to the next group.
+// Other instances are kept out by the row locks. A refresh whose decision
+// fails writes nothing and fails alone; a statement that fails ends the
+// transaction, and each refresh in it answers that error (a deadlock with
+// another instance is retried first, deciding again).
+
+// maxRefreshBatch bounds the refreshes one transaction takes in.
+const maxRefreshBatch = 128
+
+// maxRefreshGroups bounds the groups of new arrivals one transaction
+// reads, so that a steady stream of refreshes still commits.
+const maxRefreshGroups = 4
+
+// refreshBatches is how many transactions may be in flight at once: while
+// one waits for its commit, the next gathers the refreshes arriving.
+const refreshBatches = 2
+
+type refreshQueue struct {
+	mu      sync.Mutex
+	pending []*refreshReq
+	running int // transactions in flight
+	open    int // of those, the ones that will still take pending refreshes
+}
+
+type refreshReq struct {
+	ctx  context.Context
+	hash []byte
+	fn   func(*account.RefreshState) error
+	err  error
+	done chan struct{}
+}
+
+// take takes up to n waiting refreshes into an open transaction; with
+// none waiting the transaction closes (it commits without taking more).
+func (q *refreshQueue) take(n int) []*refreshReq {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n = min(len(q.pending), n)
+	if n == 0 {
+		q.open--
+		return nil
+	}
+	batch := q.pending[:n:n]
+	q.pending = q.pending[n:]
+	if len(q.pending) == 0 {
+		q.pending = nil
+	}
+	return batch
+}
+
+// close closes a transaction that is full. It reports whether the
+// refreshes left waiting need a new transaction now.
+func (q *refreshQueue) close() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.open--
+	if len(q.pending) > 0 && q.open == 0 && q.running < refreshBatches {
+		q.running++
+		q.open++
+		return true
+	}
+	return false
+}
+
+// next is called when a transaction has ended: it opens another for the
+// refreshes waiting, unless an open transaction will take them.
+func (q *refreshQueue) next() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) == 0 || q.open > 0 {
+		q.running--
+		return false
+	}
+	q.open++
+	return true
+}
+
+// Refresh implements ports.AccountStore. The token's and the session's
+// rows are locked, so of two instances presenting one token at once, one
+// rotates it and the other sees it used (reuse: the session is revoked).
+func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
+	r := &refreshReq{ctx: ctx, hash: tokenHash, fn: fn, done: make(chan struct{})}
+	q := &s.db.refreshes
+	q.mu.Lock()
+	q.pending = append(q.pending, r)
+	lead := q.open == 0 && q.running < refreshBatches
+	if lead {
+		q.running++
+		q.open++
+	}
+	q.mu.Unlock()
+	if lead {
+		// One transaction (with r in it), then hand the queue on so that
+		// this caller is not kept serving others.
+		s.db.refreshTx()
+		go s.db.drainRefreshes(false)
+	}
+	<-r.done
+	return r.err
+}
+
+// drainRefreshes runs transactions while refreshes wait; first says it
+// holds an open transaction already.
+func (db *DB) drainRefreshes(first bool) {
+	if first {
+		db.refreshTx()
+	}
+	for db.refreshes.next() {
+		db.refreshTx()
+	}
+}
+
+// refreshRun is the state of one transaction of refreshes.
+type refreshRun struct {
+	reqs   []*refreshReq // every refresh taken in
+	open   bool          // still taking refreshes in
+	groups int           // groups of new arrivals taken
+}
+
+// refreshTx runs one open transaction of refreshes and answers each.
+func (db *DB) refreshTx() {
+	tx := &refreshRun{open: true, groups: 1}
+	if tx.reqs = db.refreshes.take(maxRefreshBatch); tx.reqs == nil {
+		return // closed
+	}
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = db.refreshTxOnce(tx); !retryable(err) {
+			break
+		}
+	}
+	if tx.open {
+		db.closeRefreshTx(tx)
+	}
+	for _, r := range tx.reqs {
+		if err != nil && r.err == nil {
+			r.err = formatError(err)
+		}
+		close(r.done)
+	}
+}
+
+// retryable reports a deadlock or serialization failure, which row locks
+// taken in different orders by several instances can cause.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// refreshLockSQL reads and locks the rows of the tokens $1 (sorted, so
+// that transactions lock in one order) and of their sessions. The lateral
+// subquery keeps the plan an index lookup per token however the table's
+// statistics stand (a join of the array may be planned as a scan).
+const refreshLockSQL = `SELECT r.* FROM unnest($1::bytea[]) AS k (hash) CROSS JOIN LATERAL (
+	SELECT ` + sessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL, t.hash, t.ctid
+	FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+	WHERE t.hash = k.hash FOR UPDATE OF t, s) AS r`
+
+// refreshWriteSQL marks the rotated tokens used (their rows $2, locked
+// since refreshLockSQL read them, so in place), revokes the sessions of
+// reused ones ($3) and inserts the new tokens ($4, of the sessions $5).
+const refreshWriteSQL = `WITH used AS (UPDATE refresh_tokens SET used_at = $1 WHERE ctid = ANY($2::tid[])),
+	revoked AS (UPDATE sessions SET revoked_at = $1 WHERE id = ANY($3) AND revoked_at IS NULL)
+	INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT h, sid, $1 FROM unnest($4::bytea[], $5::text[]) AS n (h, sid)`
+
+// refreshWrites are one group's decisions, for refreshWriteSQL.
+type refreshWrites struct {
+	used          []pgtype.TID
+	revoke        []string
+	fresh         [][]byte
+	freshSessions []string
+}
+
+func (w *refreshWrites) queue(b *pgx.Batch, now time.Time) {
+	if len(w.used)+len(w.revoke) > 0 {
+		b.Queue(refreshWriteSQL, now, w.used, w.revoke, w.fresh, w.freshSessions)
+	}
+}
+
+// closeRefreshTx stops tx taking refreshes in.
+func (db *DB) closeRefreshTx(tx *refreshRun) {
+	tx.open = false
+	if db.refreshes.close() {
+		go db.drainRefreshes(true)
+	}
+}
+
+// refreshTxOnce is one attempt at tx: it runs the refreshes taken in so
+// far and takes in those arriving, leaving each one's outcome in its
+// err (nil when it committed), and returns the error that failed the
+// whole transaction, if any.
+func (db *DB) refreshTxOnce(tx *refreshRun) error {
+	// Not a caller's context: one caller giving up must not undo the
+	// others' refreshes. A caller gone before its turn is skipped.
+	ctx := context.Background()
+	for _, r := range tx.reqs {
+		r.err = nil
+	}
+	group := tx.reqs
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// Release destroys a connection left in a transaction by an error.
+	defer conn.Release()
+	fail := func(err error) error {
+		rollback(conn)
+		return err
+	}
+	now := db.Now()
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	revoked := false
+	for {
+		var live []*refreshReq
+		for _, r := range group {
+			if err := r.ctx.Err(); err != nil {
+				r.err = err
+			} else {
+				live = append(live, r)
+			}
+		}
+		w, deferred, err := db.refreshGroup(ctx, conn, b, live)
+		if err != nil {
+			return fail(err)
+		}
+		revoked = revoked || len(w.revoke) > 0
+		b = &pgx.Batch{}
+		w.queue(b, now)
+		group = deferred
+		switch {
+		case !tx.open:
+		case tx.groups < maxRefreshGroups && len(tx.reqs) < maxRefreshBatch:
+			more := db.refreshes.take(maxRefreshBatch - len(tx.reqs))
+			tx.reqs, group = append(tx.reqs, more...), append(group, more...)
+			tx.groups++
+			tx.open = more != nil
+		default:
+			db.closeRefreshTx(tx)
+		}
+		if len(group) == 0 {
+			break
+		}
+	}
+	if revoked {
+		b.Queue(`SELECT pg_notify('`+channel+`', $1)`, changedPrincipals)
+	}
+	b.Queue(`COMMIT`)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// refreshGroup sends b (the transaction's statements so far) with the
+// read of group's rows, lets each refresh of group decide, and returns
+// their writes and the refreshes that must wait for the next group.
+func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, group []*refreshReq) (w refreshWrites, deferred []*refreshReq, err error) {
+	hashes := make([][]byte, 0, len(group))
+	for _, r := range group {
+		hashes = append(hashes, r.hash)
+	}
+	slices.SortFunc(hashes, bytes.Compare)
+	hashes = slices.CompactFunc(hashes, bytes.Equal)
+	type row struct {
+		ss     account.Session
+		tid    pgtype.TID
+		used   bool
+		userOK bool
+	}
+	rows := make(map[string]*row, len(hashes))
+	if len(hashes) > 0 {
+		b.Queue(refreshLockSQL, hashes)
+	}
+	br := conn.SendBatch(ctx, b)
+	for range b.Len() - min(len(hashes), 1) {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return w, nil, err
+		}
+	}
+	if len(hashes) > 0 {
+		rs, err := br.Query()
+		if err == nil {
+			for rs.Next() {
+				var rw row
+				var used *time.Time
+				var hash []byte
+				if rw.ss, err = scanSession(rs, &used, &rw.userOK, &hash, &rw.tid); err != nil {
+					break
+				}
+				rw.used = used != nil
+				rows[string(hash)] = &rw
+			}
+			rs.Close()
+			if err == nil {
+				err = rs.Err()
+			}
+		}
+		if err != nil {
+			br.Close()
+			return w, nil, err
+		}
+	}
+	if err := br.Close(); err != nil {
+		return w, nil, err
+	}
+	sessions := make(map[string]bool, len(group))
+	for _, r := range group {
+		rw := rows[string(r.hash)]
+		if rw == nil {
+			r.err = notFound("session")
+			continue
+		}
+		if sessions[rw.ss.ID] {
+			deferred = append(deferred, r)
+			continue
+		}
+		sessions[rw.ss.ID] = true
+		st := account.RefreshState{Session: rw.ss, Used: rw.used, UserActive: rw.userOK}
+		if err := r.fn(&st); err != nil {
+			r.err = err
+			continue
+		}
+		if st.Revoke {
+			w.revoke = append(w.revoke, rw.ss.ID)
+		}
+		if st.NewTokenHash != nil {
+			w.used = append(w.used, rw.tid)
+			w.fresh, w.freshSessions = append(w.fresh, st.NewTokenHash), append(w.freshSessions, rw.ss.ID)
+		}
+	}
+	return w, deferred, nil
+}
+
+// rollback ends a failed transaction on conn; if it cannot, Release
+// destroys the connection, which ends it too.
+func rollback(conn *pgxpool.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn.Exec(ctx, `ROLLBACK`)
+}

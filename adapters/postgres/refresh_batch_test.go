@@ -1,0 +1,85 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"counsel/adapters/postgres/pgtest"
+	"counsel/domain/account"
+	"counsel/ports/porttest"
+)
+
+// TestRefreshAcrossInstances: two instances on one database, each
+// committing its refreshes in groups, present the same tokens at once.
+// Every token rotates exactly once; every other refresh of it, on either
+// instance, sees it used (API-DECISIONS 2 and 10).
+func TestRefreshAcrossInstances(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	var stores []*AccountStore
+	for range 2 {
+		db, err := Open(ctx, url)
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		db.Now = func() time.Time { return porttest.T0 }
+		t.Cleanup(func() { db.Close() })
+		stores = append(stores, NewAccountStore(db))
+	}
+	if _, err := stores[0].Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	const sessions, tries = 20, 6
+	for i := range sessions {
+		ss := account.Session{ID: fmt.Sprint("s", i), UserID: 1, Method: account.MethodIdP, CreatedAt: porttest.T0, ExpiresAt: porttest.T0.Add(time.Hour)}
+		if err := stores[0].CreateSession(ctx, ss, []byte(fmt.Sprint("h", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	is := is.New(t)
+	var mu sync.Mutex
+	current, used := map[string]int{}, map[string]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range sessions * tries {
+		wg.Go(func() {
+			<-start
+			hash := fmt.Sprint("h", i%sessions)
+			var rotated bool // as the last call of fn decided (a retried transaction calls it again)
+			err := stores[i%2].Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+				rotated = !st.Used
+				if rotated {
+					st.NewTokenHash = []byte(fmt.Sprint("n", i))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			if rotated {
+				current[hash]++
+			} else {
+				used[hash]++
+			}
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range sessions {
+		hash := fmt.Sprint("h", i)
+		is.Equal(current[hash], 1)    // exactly one rotation
+		is.Equal(used[hash], tries-1) // the rest see a used token
+	}
+	var n int
+	is.NoErr(stores[0].db.QueryRow(ctx, `SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL`).Scan(&n))
+	is.Equal(n, sessions) // one current token each
+}
