@@ -57,8 +57,12 @@ type ContractStore interface {
 	// unknown or the document belongs to another contract.
 	Document(ctx context.Context, contractID, docID int64) (contract.Document, error)
 	// RemoveDocument deletes a document's row, with the entries fn returns
-	// for it, and returns the removed document. ENOTFOUND as for Document.
-	RemoveDocument(ctx context.Context, contractID, docID int64, fn func(d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error)
+	// for it, and returns the removed document. fn gets the contract's
+	// status as the same transaction reads it (the contract's row held
+	// against concurrent changes), so a rule on the status holds at the
+	// delete; an error from fn is returned as is, with nothing written.
+	// ENOTFOUND as for Document.
+	RemoveDocument(ctx context.Context, contractID, docID int64, fn func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error)
 }
 
 // BlobStore keeps document files. A file becomes visible under its key

@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -18,26 +20,9 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
-	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
-	FROM users WHERE email = ? AND deleted_at IS NULL`
-
-func scanCredentials(row interface{ Scan(...any) error }) (account.Credentials, error) {
-	var c account.Credentials
-	var locked *time.Time
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
-	if noRows(err) {
-		return c, notFound("user")
-	}
-	if locked != nil {
-		c.LockedUntil = locked.UTC()
-	}
-	return c, err
-}
-
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
-	c, err := scanCredentials(s.db.read().row(ctx, credentialsSQL, email))
+	c, err := sqlrow.ScanCredentials(dialect{}, s.db.read().row(ctx, sqlrow.CredentialsSQL, email))
 	return c, formatError(err)
 }
 
@@ -97,7 +82,7 @@ func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*acc
 // whichever instance takes it.
 func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
 	return s.db.tx(ctx, func(x q) error {
-		c, err := scanCredentials(x.row(ctx, credentialsSQL+` FOR UPDATE OF users`, email))
+		c, err := sqlrow.ScanCredentials(dialect{}, x.row(ctx, sqlrow.CredentialsSQL+` FOR UPDATE OF users`, email))
 		if err != nil {
 			return err
 		}
@@ -110,7 +95,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
 		if c.TOTPEnabled {
-			if st.TOTP, err = scanTOTP(x.row(ctx, totpSQL, userID)); err != nil {
+			if st.TOTP, err = sqlrow.ScanTOTP(dialect{}, x.row(ctx, sqlrow.TOTPSQL, userID)); err != nil {
 				return err
 			}
 		}
@@ -122,7 +107,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		if st.TOTP != nil {
 			// The step used and a spent recovery code commit with the session.
-			if err := saveTOTP(ctx, x, userID, st.TOTP); err != nil {
+			if err := sqlrow.SaveTOTP(ctx, x, dialect{}, userID, st.TOTP); err != nil {
 				return err
 			}
 		} else if err := saveOTP(ctx, x, email, st.OTP); err != nil {
@@ -136,24 +121,16 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 }
 
 func insertSession(ctx context.Context, x q, ss account.Session, refreshHash []byte) error {
-	if ss.Kind == account.SessionConsole {
-		// A console session is carried by its cookie; it has no refresh token.
-		_, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt, ss.Kind, ss.TokenHash, ss.LastSeen)
-		return err
-	}
-	if _, err := x.exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		ss.ID, ss.UserID, ss.Method, ss.CreatedAt, ss.ExpiresAt); err != nil {
-		return err
-	}
-	_, err := x.exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`, refreshHash, ss.ID, ss.CreatedAt)
-	return err
+	return sqlrow.InsertSession(ctx, x, dialect{}, ss, refreshHash)
 }
 
 // CreateSession implements ports.AccountStore.
 func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, refreshHash []byte) error {
-	return s.db.tx(ctx, func(x q) error { return insertSession(ctx, x, ss, refreshHash) })
+	err := s.db.tx(ctx, func(x q) error { return insertSession(ctx, x, ss, refreshHash) })
+	if err != nil {
+		return fmt.Errorf("create session of user %d: %w", ss.UserID, err)
+	}
+	return nil
 }
 
 const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
@@ -199,23 +176,35 @@ func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (ac
 
 // TouchSession implements ports.AccountStore.
 func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, at, id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("touch session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeSession implements ports.AccountStore.
 func (s *AccountStore) RevokeSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.accessTx(ctx, func(x q) error {
+	err := s.db.accessTx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, at, id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("revoke session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeUserSessions implements ports.AccountStore.
 func (s *AccountStore) RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error {
-	return s.db.accessTx(ctx, func(x q) error { return revokeUserSessions(ctx, x, userID, at) })
+	err := s.db.accessTx(ctx, func(x q) error { return revokeUserSessions(ctx, x, userID, at) })
+	if err != nil {
+		return fmt.Errorf("revoke the sessions of user %d: %w", userID, err)
+	}
+	return nil
 }
 
 func revokeUserSessions(ctx context.Context, x q, userID int64, at time.Time) error {
@@ -274,11 +263,15 @@ func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, e
 
 // AddSigningKey implements ports.AccountStore.
 func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		_, err := x.exec(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)`,
 			k.ID, k.PrivateKey, k.CreatedAt, nullTime(k.RetiredAt))
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("add signing key %q: %w", k.ID, err)
+	}
+	return nil
 }
 
 // Secret implements ports.AccountStore. Instances starting together
@@ -299,14 +292,20 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 		}
 		return x.row(ctx, `SELECT value FROM settings WHERE name = ?`, name).Scan(&v)
 	})
-	return v, err
+	if err != nil {
+		return v, fmt.Errorf("secret %q: %w", name, err)
+	}
+	return v, nil
 }
 
 // HasUsers implements ports.AccountStore.
 func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
 	var has bool
 	err := s.db.read().row(ctx, `SELECT EXISTS (SELECT 1 FROM users)`).Scan(&has)
-	return has, err
+	if err != nil {
+		return has, fmt.Errorf("count users: %w", err)
+	}
+	return has, nil
 }
 
 // Bootstrap implements ports.AccountStore. A transaction-level advisory
@@ -329,18 +328,25 @@ func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bo
 		created = err == nil
 		return err
 	})
-	return created, err
+	if err != nil {
+		return created, fmt.Errorf("bootstrap the first administrator: %w", err)
+	}
+	return created, nil
 }
 
 // EnsureRoles creates the Administrator and Staff roles when no role
 // exists, for commands that run before the first start.
 func (s *AccountStore) EnsureRoles(ctx context.Context) error {
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		if _, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockLastAdmin); err != nil {
 			return err
 		}
 		return ensureRoles(ctx, x)
 	})
+	if err != nil {
+		return fmt.Errorf("ensure the built-in roles: %w", err)
+	}
+	return nil
 }
 
 func ensureRoles(ctx context.Context, x q) error {
@@ -447,7 +453,10 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 // ENOTFOUND if there is none.
 func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, error) {
 	c, err := s.CredentialsByEmail(ctx, account.NormalizeEmail(email))
-	return c.UserID, err
+	if err != nil {
+		return c.UserID, fmt.Errorf("find user by email: %w", err)
+	}
+	return c.UserID, nil
 }
 
 // Prune deletes sessions that ended more than a day before now, with
@@ -464,5 +473,8 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 		_, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour))
 		return err
 	})
-	return n, err
+	if err != nil {
+		return n, fmt.Errorf("prune expired rows: %w", err)
+	}
+	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
@@ -101,7 +102,10 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 	if noRows(err) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return err == nil, fmt.Errorf("find a signed document by its SHA-256: %w", err)
+	}
+	return err == nil, nil
 }
 
 // NewContractStore returns the contract store of db.
@@ -155,10 +159,10 @@ func scanListItem(s scanner) (contract.Contract, error) {
 // loadContract reads contract id; lock is "" or a locking clause.
 func loadContract(ctx context.Context, x q, id int64, lock string) (contract.Contract, error) {
 	c, err := scanContract(x.row(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`+lock, id))
-	if noRows(err) {
-		return c, notFound("contract")
+	if err != nil {
+		return c, fmt.Errorf("load contract %d: %w", id, sqlrow.IfNoRows(err, "contract"))
 	}
-	return c, err
+	return c, nil
 }
 
 func amountCents(a *decimal.Decimal) (any, error) {
@@ -213,7 +217,10 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 		out, err = loadContract(ctx, x, id, "")
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("create contract %s: %w", c.UUID, err)
+	}
+	return out, nil
 }
 
 // Contract implements ports.ContractStore.
@@ -251,10 +258,10 @@ func updateContract(ctx context.Context, x q, id int64, fn func(c *contract.Cont
 	}
 	if _, err := x.exec(ctx, `UPDATE contracts SET (`+contractWriteCols+`) = (`+placeholders(len(vals))+`) WHERE id = ?`,
 		append(vals, id)...); err != nil {
-		return contract.Contract{}, err
+		return contract.Contract{}, fmt.Errorf("update contract %d: %w", id, err)
 	}
 	if err := insertAudit(ctx, x, id, entries); err != nil {
-		return contract.Contract{}, err
+		return contract.Contract{}, fmt.Errorf("audit of contract %d: %w", id, err)
 	}
 	return loadContract(ctx, x, id, "")
 }
@@ -272,12 +279,15 @@ func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c 
 			return err
 		}
 		if docs, err = loadDocuments(ctx, x, id); err != nil {
-			return err
+			return fmt.Errorf("documents of contract %d: %w", id, err)
 		}
 		if _, err := x.exec(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
-			return err
+			return fmt.Errorf("delete contract %d: %w", id, err)
 		}
-		return insertAudit(ctx, x, id, entries)
+		if err := insertAudit(ctx, x, id, entries); err != nil {
+			return fmt.Errorf("audit of contract %d: %w", id, err)
+		}
+		return nil
 	})
 	return docs, err
 }
@@ -285,20 +295,12 @@ func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c 
 // DueForExpiry implements ports.ContractStore, through the partial index
 // contracts_due.
 func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.db.read().query(ctx, `SELECT id FROM contracts WHERE status = 4 AND end_date < ? ORDER BY end_date, id LIMIT ?`, now, limit)
+	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID,
+		`SELECT id FROM contracts WHERE status = 4 AND end_date < ? ORDER BY end_date, id LIMIT ?`, now, limit)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list contracts due for expiry: %w", err)
 	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // sortColumns maps each sort field to its ORDER BY expression; each has
@@ -566,7 +568,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 	if len(cs) == 0 {
 		return nil
 	}
-	return s.db.tx(ctx, func(x q) error {
+	err := s.db.tx(ctx, func(x q) error {
 		name, err := userName(ctx, x, userID)
 		if err != nil {
 			return err
@@ -596,6 +598,10 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 		_, err = x.exec(ctx, `SELECT setval(pg_get_serial_sequence('contracts', 'id'), ?)`, first+int64(len(cs))-1)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("import %d contracts: %w", len(cs), err)
+	}
+	return nil
 }
 
 // splitCols splits a column list.

@@ -29,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 )
 
@@ -46,7 +47,7 @@ type DB struct {
 	pool *pgxpool.Pool
 	url  string
 	// profiles caches GET /api/me's profile rows; see profiles.go.
-	profiles profileCache
+	profiles sqlrow.ProfileCache
 	// refreshes queues concurrent token refreshes; see refresh_batch.go.
 	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
@@ -77,6 +78,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	db := &DB{pool: pool, url: url, Now: func() time.Time { return time.Now().UTC() }}
+	db.profiles.TTL = profileTTL
 	if err := db.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -185,6 +187,28 @@ func (x q) query(ctx context.Context, s string, args ...any) (pgx.Rows, error) {
 
 func (x q) row(ctx context.Context, s string, args ...any) pgx.Row {
 	return x.c.QueryRow(ctx, rebind(s), args...)
+}
+
+// Row, Query, Exec and Insert make q a sqlrow.Querier.
+var _ sqlrow.Querier = q{}
+
+func (x q) Row(ctx context.Context, s string, args ...any) sqlrow.Scanner {
+	return x.row(ctx, s, args...)
+}
+
+func (x q) Query(ctx context.Context, s string, args ...any) (sqlrow.ClosingRows, error) {
+	return x.query(ctx, s, args...)
+}
+
+func (x q) Exec(ctx context.Context, s string, args ...any) (int64, error) {
+	return x.exec(ctx, s, args...)
+}
+
+// Insert runs an INSERT with RETURNING id appended.
+func (x q) Insert(ctx context.Context, s string, args ...any) (int64, error) {
+	var id int64
+	err := x.row(ctx, s+` RETURNING id`, args...).Scan(&id)
+	return id, err
 }
 
 var (
@@ -377,3 +401,32 @@ func (db *DB) SetSequences(ctx context.Context, marks map[string]int64) error {
 		return nil
 	})
 }
+
+// dialect is PostgreSQL's side of the rows shared with SQLite (package
+// sqlrow): timestamptz, LIKE on the trigram index, arrays for id lists.
+type dialect struct{}
+
+var _ sqlrow.Dialect = dialect{}
+
+func (dialect) Arg(t time.Time) any { return t }
+
+// Decode returns t in UTC (pgx reads timestamptz in the local zone).
+func (dialect) Decode(src any) (time.Time, error) {
+	t, ok := src.(time.Time)
+	if !ok {
+		return time.Time{}, fmt.Errorf("a timestamp read as %T", src)
+	}
+	return t.UTC(), nil
+}
+
+// Contains matches the folded key with LIKE, which the trigram index
+// answers.
+func (dialect) Contains(col, term string) (string, any) {
+	return col + ` LIKE ? ESCAPE '\'`, "%" + escapeLike(term) + "%"
+}
+
+func (dialect) In(col string, ids []int64) (string, []any) {
+	return col + " = ANY (?)", []any{ids}
+}
+
+func (dialect) FormatError(err error) error { return formatError(err) }

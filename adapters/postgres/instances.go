@@ -67,7 +67,7 @@ func (db *DB) listenOnce(ctx context.Context, first bool, onChange func(string))
 
 func (db *DB) changed(payload string, onChange func(string)) {
 	if payload == changedProfiles {
-		db.profiles.gen.Add(1)
+		db.profiles.Stale()
 	}
 	if onChange != nil {
 		onChange(payload)

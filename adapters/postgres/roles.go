@@ -2,9 +2,10 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
-	"counsel/domain"
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -17,42 +18,16 @@ var _ ports.RoleStore = (*RoleStore)(nil)
 // NewRoleStore returns the role store of db.
 func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
 
-// loadRoles reads roles with their permissions in one query, ordered by
-// name (ASCII case folded, as on SQLite).
+// roleOrder sorts roles by name, ASCII case folded, then id.
+const roleOrder = `lower(r.name COLLATE "C"), r.id`
+
+// loadRoles reads the roles join and where select, by name.
 func loadRoles(ctx context.Context, x q, where string, args ...any) ([]account.Role, error) {
-	rows, err := x.query(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
-		coalesce((SELECT array_agg(permission) FROM role_permissions WHERE role_id = r.id), '{}')
-		FROM roles r `+where+` ORDER BY lower(r.name COLLATE "C"), r.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Role{}
-	for rows.Next() {
-		var r account.Role
-		var perms []string
-		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
-			return nil, err
-		}
-		for _, n := range perms {
-			if p, ok := account.ParsePermission(n); ok {
-				r.Permissions |= account.NewPermissionSet(p)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.Roles(ctx, x, where, roleOrder, args...)
 }
 
 func loadRole(ctx context.Context, x q, id int64) (account.Role, error) {
-	rs, err := loadRoles(ctx, x, "WHERE r.id = ?", id)
-	if err != nil {
-		return account.Role{}, err
-	}
-	if len(rs) == 0 {
-		return account.Role{}, notFound("role")
-	}
-	return rs[0], nil
+	return sqlrow.Role(ctx, x, roleOrder, id)
 }
 
 // Roles implements ports.RoleStore.
@@ -63,13 +38,6 @@ func (s *RoleStore) Roles(ctx context.Context) ([]account.Role, error) {
 // Role implements ports.RoleStore.
 func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
 	return loadRole(ctx, s.db.read(), id)
-}
-
-func roleNameTaken(err error) error {
-	if domain.ErrorCode(formatError(err)) == domain.ECONFLICT {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
-	}
-	return err
 }
 
 // accessTx is tx for writes that change what a user may do: the commit
@@ -90,7 +58,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 		var id int64
 		if err := x.row(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?) RETURNING id`,
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole).Scan(&id); err != nil {
-			return roleNameTaken(err)
+			return fmt.Errorf("create role: %w", sqlrow.RoleNameTaken(formatError(err)))
 		}
 		var err error
 		r, err = loadRole(ctx, x, id)
@@ -114,7 +82,7 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 			}
 			if _, err := x.exec(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
 				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
-				return roleNameTaken(err)
+				return fmt.Errorf("update role %d: %w", id, sqlrow.RoleNameTaken(formatError(err)))
 			}
 			r, err = loadRole(ctx, x, id)
 			return err
@@ -127,10 +95,8 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 // made on what it returns still hold at commit, and loads the role.
 func lockRole(ctx context.Context, x q, id int64) (account.Role, error) {
 	var one int
-	if err := x.row(ctx, `SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&one); noRows(err) {
-		return account.Role{}, notFound("role")
-	} else if err != nil {
-		return account.Role{}, err
+	if err := x.row(ctx, `SELECT 1 FROM roles WHERE id = ? FOR UPDATE`, id).Scan(&one); err != nil {
+		return account.Role{}, fmt.Errorf("lock role %d: %w", id, sqlrow.IfNoRows(err, "role"))
 	}
 	return loadRole(ctx, x, id)
 }
@@ -156,13 +122,13 @@ func runRoleCheck(ctx context.Context, x q, userID int64, check account.RoleChec
 	var held []account.Role
 	if userID != 0 {
 		if _, err := x.exec(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL FOR UPDATE`, userID); err != nil {
-			return err
+			return fmt.Errorf("lock user %d: %w", userID, err)
 		}
 		var err error
 		held, err = loadRoles(ctx, x, `JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?
 			JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL`, userID)
 		if err != nil {
-			return err
+			return fmt.Errorf("load roles of user %d: %w", userID, err)
 		}
 	}
 	return check(held, func(id int64) (account.Role, error) { return lockRole(ctx, x, id) })
@@ -175,8 +141,10 @@ func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account
 			if err := checkRole(ctx, x, id, check); err != nil {
 				return err
 			}
-			_, err := x.exec(ctx, `DELETE FROM roles WHERE id = ?`, id)
-			return err
+			if _, err := x.exec(ctx, `DELETE FROM roles WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("delete role %d: %w", id, err)
+			}
+			return nil
 		})
 	})
 }
@@ -194,7 +162,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 			return err
 		}
 		if err := replaceRolePermissions(ctx, x, id, ps); err != nil {
-			return err
+			return fmt.Errorf("set permissions of role %d: %w", id, err)
 		}
 		r, err = loadRole(ctx, x, id)
 		return err
@@ -203,12 +171,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 }
 
 func userExists(ctx context.Context, x q, userID int64) error {
-	var one int
-	err := x.row(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
-	if noRows(err) {
-		return notFound("user")
-	}
-	return err
+	return sqlrow.UserExists(ctx, x, userID)
 }
 
 // UserRoles implements ports.RoleStore.
@@ -234,8 +197,10 @@ func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64, check
 		if err := userExists(ctx, x, userID); err != nil {
 			return err
 		}
-		_, err := x.exec(ctx, `INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, roleID)
-		return err
+		if _, err := x.exec(ctx, `INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, userID, roleID); err != nil {
+			return fmt.Errorf("give user %d role %d: %w", userID, roleID, err)
+		}
+		return nil
 	})
 }
 
@@ -249,8 +214,10 @@ func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, ch
 			if err := userExists(ctx, x, userID); err != nil {
 				return err
 			}
-			_, err := x.exec(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
-			return err
+			if _, err := x.exec(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID); err != nil {
+				return fmt.Errorf("take role %d from user %d: %w", roleID, userID, err)
+			}
+			return nil
 		})
 	})
 }
@@ -260,8 +227,10 @@ func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, ch
 // before and after under READ COMMITTED, two of them could otherwise each
 // remove one of the last two.
 func lockAdmins(ctx context.Context, x q) error {
-	_, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockLastAdmin)
-	return err
+	if _, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockLastAdmin); err != nil {
+		return fmt.Errorf("lock the administrators: %w", err)
+	}
+	return nil
 }
 
 // countAdmins counts active, undeleted users holding a system-admin role.
@@ -270,7 +239,10 @@ func countAdmins(ctx context.Context, x q) (int, error) {
 	err := x.row(ctx, `SELECT count(DISTINCT u.id) FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
 		WHERE r.is_system_admin AND u.deleted_at IS NULL AND u.active`).Scan(&n)
-	return n, err
+	if err != nil {
+		return 0, fmt.Errorf("count administrators: %w", err)
+	}
+	return n, nil
 }
 
 // guardLastAdmin runs change with the administrators counted before and

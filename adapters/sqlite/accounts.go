@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -21,26 +23,9 @@ var _ ports.AccountStore = (*AccountStore)(nil)
 // NewAccountStore returns the account store of db.
 func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
 
-const credentialsSQL = `SELECT id, email, password_hash, active, failed_logins, locked_until,
-	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = users.id AND t.confirmed_at IS NOT NULL)
-	FROM users WHERE email = ? AND deleted_at IS NULL`
-
-func scanCredentials(row *sql.Row) (account.Credentials, error) {
-	var c account.Credentials
-	var locked int64
-	err := row.Scan(&c.UserID, &c.Email, &c.PasswordHash, &c.Active, &c.FailedLogins, &locked, &c.TOTPEnabled)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, notFound("user")
-	}
-	if locked > 0 {
-		c.LockedUntil = fromMs(locked)
-	}
-	return c, err
-}
-
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {
-	return scanCredentials(s.db.queryRow(ctx, credentialsSQL, email))
+	return sqlrow.ScanCredentials(dialect{}, s.db.queryRow(ctx, sqlrow.CredentialsSQL, email))
 }
 
 func loadOTP(ctx context.Context, tx *sql.Tx, email string) (account.OTPState, error) {
@@ -96,7 +81,7 @@ func (s *AccountStore) UpdateOTP(ctx context.Context, email string, fn func(*acc
 // Login implements ports.AccountStore.
 func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		c, err := scanCredentials(tx.QueryRowContext(ctx, credentialsSQL, email))
+		c, err := sqlrow.ScanCredentials(dialect{}, tx.QueryRowContext(ctx, sqlrow.CredentialsSQL, email))
 		if err != nil {
 			return err
 		}
@@ -109,7 +94,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		st := account.LoginState{Credentials: c, OTP: otp}
 		if c.TOTPEnabled {
-			if st.TOTP, err = scanTOTP(tx.QueryRowContext(ctx, totpSQL, userID)); err != nil {
+			if st.TOTP, err = sqlrow.ScanTOTP(dialect{}, tx.QueryRowContext(ctx, sqlrow.TOTPSQL, userID)); err != nil {
 				return err
 			}
 		}
@@ -121,7 +106,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		if st.TOTP != nil {
 			// The step used and a spent recovery code commit with the session.
-			if err := saveTOTP(ctx, tx, userID, st.TOTP); err != nil {
+			if err := sqlrow.SaveTOTP(ctx, sq{tx}, dialect{}, userID, st.TOTP); err != nil {
 				return err
 			}
 		} else if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
@@ -145,25 +130,16 @@ func saveCounters(ctx context.Context, tx *sql.Tx, userID int64, c account.Crede
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {
-	if ss.Kind == account.SessionConsole {
-		// A console session is carried by its cookie; it has no refresh token.
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt), ss.Kind, ss.TokenHash, ms(ss.LastSeen))
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		ss.ID, ss.UserID, ss.Method, ms(ss.CreatedAt), ms(ss.ExpiresAt)); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,
-		refreshHash, ss.ID, ms(ss.CreatedAt))
-	return err
+	return sqlrow.InsertSession(ctx, sq{tx}, dialect{}, ss, refreshHash)
 }
 
 // CreateSession implements ports.AccountStore.
 func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, refreshHash []byte) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return insertSession(ctx, tx, ss, refreshHash) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return insertSession(ctx, tx, ss, refreshHash) })
+	if err != nil {
+		return fmt.Errorf("create session of user %d: %w", ss.UserID, err)
+	}
+	return nil
 }
 
 const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
@@ -221,23 +197,35 @@ func (s *AccountStore) ConsoleSession(ctx context.Context, tokenHash []byte) (ac
 
 // TouchSession implements ports.AccountStore.
 func (s *AccountStore) TouchSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("touch session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeSession implements ports.AccountStore.
 func (s *AccountStore) RevokeSession(ctx context.Context, id string, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("revoke session %q: %w", id, err)
+	}
+	return nil
 }
 
 // RevokeUserSessions implements ports.AccountStore.
 func (s *AccountStore) RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return revokeUserSessions(ctx, tx, userID, at) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return revokeUserSessions(ctx, tx, userID, at) })
+	if err != nil {
+		return fmt.Errorf("revoke the sessions of user %d: %w", userID, err)
+	}
+	return nil
 }
 
 func revokeUserSessions(ctx context.Context, tx *sql.Tx, userID int64, at time.Time) error {
@@ -309,11 +297,15 @@ func (s *AccountStore) SigningKeys(ctx context.Context) ([]account.SigningKey, e
 
 // AddSigningKey implements ports.AccountStore.
 func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at) VALUES (?, ?, ?, ?)`,
 			k.ID, k.PrivateKey, ms(k.CreatedAt), nullMs(k.RetiredAt))
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("add signing key %q: %w", k.ID, err)
+	}
+	return nil
 }
 
 // Secret implements ports.AccountStore.
@@ -330,7 +322,10 @@ func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([
 		_, err = tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES (?, ?)`, name, v)
 		return err
 	})
-	return v, err
+	if err != nil {
+		return v, fmt.Errorf("secret %q: %w", name, err)
+	}
+	return v, nil
 }
 
 // HasUsers implements ports.AccountStore.
@@ -340,7 +335,10 @@ func (s *AccountStore) HasUsers(ctx context.Context) (bool, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return err == nil, fmt.Errorf("count users: %w", err)
+	}
+	return err == nil, nil
 }
 
 // Bootstrap implements ports.AccountStore.
@@ -359,13 +357,20 @@ func (s *AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (bo
 		created = err == nil
 		return err
 	})
-	return created, err
+	if err != nil {
+		return created, fmt.Errorf("bootstrap the first administrator: %w", err)
+	}
+	return created, nil
 }
 
 // EnsureRoles creates the Administrator and Staff roles when no role
 // exists, for commands that run before the first start.
 func (s *AccountStore) EnsureRoles(ctx context.Context) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error { return ensureRoles(ctx, tx) })
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error { return ensureRoles(ctx, tx) })
+	if err != nil {
+		return fmt.Errorf("ensure the built-in roles: %w", err)
+	}
+	return nil
 }
 
 func ensureRoles(ctx context.Context, tx *sql.Tx) error {
@@ -484,7 +489,10 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 // ENOTFOUND if there is none.
 func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, error) {
 	c, err := s.CredentialsByEmail(ctx, account.NormalizeEmail(email))
-	return c.UserID, err
+	if err != nil {
+		return c.UserID, fmt.Errorf("find user by email: %w", err)
+	}
+	return c.UserID, nil
 }
 
 // Prune deletes what sign-in no longer needs, so the file does not grow

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
 	"counsel/ports"
 )
@@ -95,7 +97,10 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return err == nil, fmt.Errorf("find a signed document by its SHA-256: %w", err)
+	}
+	return err == nil, nil
 }
 
 // UpdateBySubmission implements ports.ContractSigningStore; the contract
@@ -133,9 +138,5 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 
 // DocumentByID implements ports.ContractSigningStore.
 func (s *ContractStore) DocumentByID(ctx context.Context, docID int64) (contract.Document, error) {
-	d, err := scanDocument(s.db.queryRow(ctx, `SELECT `+documentColumns+` FROM contract_documents WHERE id = ?`, docID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return d, notFound("document")
-	}
-	return d, err
+	return sqlrow.DocumentByID(ctx, sq{reader{s.db}}, dialect{}, docID)
 }

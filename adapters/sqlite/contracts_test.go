@@ -498,12 +498,12 @@ func TestContractStoreDocuments(t *testing.T) {
 	_, err = s.Documents(ctx, 999)
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // unknown contract
 
-	removed, err := s.RemoveDocument(ctx, c.ID, d1.ID, func(d contract.Document) ([]contract.AuditEntry, error) {
+	removed, err := s.RemoveDocument(ctx, c.ID, d1.ID, func(_ contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: uid, At: contractT0, Details: d.FileName}}, nil
 	})
 	is.NoErr(err)
 	is.Equal(removed.StorageKey, d1.StorageKey) // the removed document, for its file
-	_, err = s.RemoveDocument(ctx, c.ID, d1.ID, func(contract.Document) ([]contract.AuditEntry, error) { return nil, nil })
+	_, err = s.RemoveDocument(ctx, c.ID, d1.ID, func(contract.Status, contract.Document) ([]contract.AuditEntry, error) { return nil, nil })
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // already gone
 
 	docs, err := s.DeleteContract(ctx, c.ID, func(contract.Contract) ([]contract.AuditEntry, error) { return nil, nil })

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 
 	sqlite "modernc.org/sqlite"
@@ -43,7 +44,7 @@ type DB struct {
 	write *sql.DB
 	stmts stmts
 	// profiles caches GET /api/me's profile rows (profiles.go).
-	profiles profileCache
+	profiles sqlrow.ProfileCache
 	// refreshes groups concurrent refreshes into one commit (refresh_batch.go).
 	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
@@ -97,6 +98,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	write.SetConnMaxIdleTime(0)
 	write.SetConnMaxLifetime(0)
 	db := &DB{path: path, write: write, Now: func() time.Time { return time.Now().UTC() }}
+	db.profiles.TTL = profileTTL
 	if err := pingBusy(ctx, write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)

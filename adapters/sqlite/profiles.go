@@ -3,64 +3,18 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"counsel/domain/user"
 )
 
-// profileCache keeps the profile rows behind GET /api/me, which every page
-// of a front end loads. An entry is good while no user, office,
-// remuneration or PQE adjustment has been written since it was read
-// (a generation counter bumped after each such commit) and for at most
-// profileTTL, which bounds staleness from writes by another process on the
-// same file (the command line creates users but never edits profiles).
-type profileCache struct {
-	gen     atomic.Uint64
-	mu      sync.RWMutex
-	entries map[int64]profileEntry
-}
-
-type profileEntry struct {
-	p    user.Profile
-	gen  uint64
-	read time.Time
-}
-
-const (
-	profileTTL  = 10 * time.Second
-	maxProfiles = 10_000
-)
-
-// get returns the cached profile of id or loads it. The generation is
-// read before loading, so a write racing the load leaves an entry that the
-// next call reloads.
-func (c *profileCache) get(id int64, now time.Time, load func() (user.Profile, error)) (user.Profile, error) {
-	gen := c.gen.Load()
-	c.mu.RLock()
-	e, ok := c.entries[id]
-	c.mu.RUnlock()
-	if ok && e.gen == gen && now.Sub(e.read) < profileTTL && !now.Before(e.read) {
-		return e.p, nil
-	}
-	p, err := load()
-	if err != nil {
-		return p, err
-	}
-	c.mu.Lock()
-	if c.entries == nil || len(c.entries) >= maxProfiles {
-		c.entries = map[int64]profileEntry{}
-	}
-	c.entries[id] = profileEntry{p: p, gen: gen, read: now}
-	c.mu.Unlock()
-	return p, nil
-}
+// profileTTL bounds how long a cached profile misses writes by another
+// process on the same file (the command line creates users but never
+// edits profiles).
+const profileTTL = 10 * time.Second
 
 // profileWriteTx is writeTx for writes that may change a profile: after
 // the commit it makes every cached profile stale.
 func (db *DB) profileWriteTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	err := db.writeTx(ctx, fn)
-	db.profiles.gen.Add(1)
+	db.profiles.Stale()
 	return err
 }

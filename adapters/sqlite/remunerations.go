@@ -3,12 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
-	"counsel/domain"
-	"counsel/domain/decimal"
+	"counsel/adapters/sqlrow"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
 	"counsel/ports"
@@ -22,49 +20,13 @@ var _ ports.RemunerationStore = (*RemunerationStore)(nil)
 // NewRemunerationStore returns the remuneration store of db.
 func NewRemunerationStore(db *DB) *RemunerationStore { return &RemunerationStore{db: db} }
 
-// remunerationCols are read by scanRemuneration, followed by userCols of
-// the staff member, from remunerationJoin.
-const remunerationCols = `r.id, r.staff_id, r.fte_load, r.remuneration_inc_super, r.billing_rate, r.billable_percentage,
-	r.remuneration_date, r.commencement_date, r.termination_date,
-	r.cost_per_hour, r.kpi, r.kpi_billable, r.kpi_invoiced, r.pqy, ` + userCols
-
-const remunerationJoin = `remunerations r JOIN users u ON u.id = r.staff_id LEFT JOIN offices o ON o.id = u.office_id`
-
-func scanRemuneration(row rowScanner) (user.StaffRemuneration, error) {
-	var sr user.StaffRemuneration
-	r := &sr.Remuneration
-	var fte, inc, rate, pct, remDate, comDate, cost, kpi, kpiB, kpiI int64
-	var term, pqy sql.NullInt64
-	dest, finish := userDest(&sr.Staff)
-	err := row.Scan(append([]any{&r.ID, &r.StaffID, &fte, &inc, &rate, &pct, &remDate, &comDate, &term,
-		&cost, &kpi, &kpiB, &kpiI, &pqy}, dest...)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sr, notFound("remuneration")
-	} else if err != nil {
-		return sr, err
-	}
-	finish()
-	money := func(v int64) decimal.Decimal { return decimal.FromScaled(v, centPlaces) }
-	r.FTELoad, r.RemunerationIncSuper, r.BillingRate = decimal.FromScaled(fte, ftePlaces), money(inc), money(rate)
-	r.BillablePercentage = decimal.FromScaled(pct, percentPlaces)
-	r.RemunerationDate, r.CommencementDate, r.TerminationDate = fromMs(remDate), fromMs(comDate), fromNullMs(term)
-	r.CostPerHour, r.KPI, r.KPIBillable, r.KPIInvoiced = money(cost), money(kpi), money(kpiB), money(kpiI)
-	if pqy.Valid {
-		v := decimal.FromScaled(pqy.Int64, pqyPlaces)
-		r.PQY = &v
-	}
-	return sr, nil
+func scanRemuneration(row sqlrow.Scanner) (user.StaffRemuneration, error) {
+	return sqlrow.ScanRemuneration(dialect{}, row)
 }
-
-func staffNotFound() error { return notFound("staff member") }
 
 // staffExists is userExists with the staff member's not-found message.
 func staffExists(ctx context.Context, q queryer, staffID int64) error {
-	err := userExists(ctx, q, staffID)
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return staffNotFound()
-	}
-	return err
+	return sqlrow.AsStaff(userExists(ctx, q, staffID))
 }
 
 // staffAdmission returns an undeleted staff member's admission date and
@@ -75,10 +37,8 @@ func staffAdmission(ctx context.Context, q queryer, staffID int64) (*time.Time, 
 	err := q.QueryRowContext(ctx, `SELECT u.admission_date,
 		(SELECT group_concat(start_date || ',' || end_date, ';') FROM pqe_adjustments WHERE staff_id = u.id)
 		FROM users u WHERE u.id = ? AND u.deleted_at IS NULL`, staffID).Scan(&admission, &periods)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, staffNotFound()
-	} else if err != nil {
-		return nil, nil, err
+	if err != nil {
+		return nil, nil, fmt.Errorf("load admission of staff member %d: %w", staffID, sqlrow.AsStaff(sqlrow.IfNoRows(err, "user")))
 	}
 	ps, err := parsePeriods(periods.String)
 	return fromNullMs(admission), ps, err
@@ -94,52 +54,23 @@ func (s *RemunerationStore) CreateRemuneration(ctx context.Context, in remunerat
 			return err
 		}
 		r := compute(in, admission, periods)
-		vals := []struct {
-			field  string
-			v      decimal.Decimal
-			places int32
-		}{
-			{"fteLoad", r.FTELoad, ftePlaces}, {"remunerationIncSuper", r.RemunerationIncSuper, centPlaces},
-			{"billingRate", r.BillingRate, centPlaces}, {"billablePercentage", r.BillablePercentage, percentPlaces},
-			{"costPerHour", r.CostPerHour, centPlaces}, {"kpi", r.KPI, centPlaces},
-			{"kpiBillable", r.KPIBillable, centPlaces}, {"kpiInvoiced", r.KPIInvoiced, centPlaces},
-		}
-		args := []any{r.StaffID}
-		for _, v := range vals {
-			n, err := scaled(v.field, v.v, v.places)
-			if err != nil {
-				return err
-			}
-			args = append(args, n)
-		}
-		billingRate := args[3]
-		var pqy any
-		if r.PQY != nil {
-			if pqy, err = scaled("pqy", *r.PQY, pqyPlaces); err != nil {
-				return err
-			}
-		}
 		now := s.db.Now()
-		args = append(args, pqy, ms(r.RemunerationDate), ms(r.CommencementDate), nullMs(r.TerminationDate), ms(now))
-		res, err := tx.ExecContext(ctx, `INSERT INTO remunerations (staff_id, fte_load, remuneration_inc_super, billing_rate,
-			billable_percentage, cost_per_hour, kpi, kpi_billable, kpi_invoiced, pqy,
-			remuneration_date, commencement_date, termination_date, created_at)
-			VALUES (`+placeholders(len(args))+`)`, args...)
+		args, billingRate, err := sqlrow.RemunerationArgs(dialect{}, r, now)
 		if err != nil {
 			return err
+		}
+		res, err := tx.ExecContext(ctx, sqlrow.InsertRemunerationSQL, args...)
+		if err != nil {
+			return fmt.Errorf("insert remuneration of staff member %d: %w", r.StaffID, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		// The new record has the greatest id, so it is the latest unless
-		// another has a later remunerationDate.
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET billing_rate = ?, updated_at = ?
-			WHERE id = ? AND NOT EXISTS (SELECT 1 FROM remunerations WHERE staff_id = ? AND remuneration_date > ?)`,
-			billingRate, ms(now), r.StaffID, r.StaffID, ms(r.RemunerationDate)); err != nil {
-			return err
+		if _, err := tx.ExecContext(ctx, sqlrow.LatestRateSQL, billingRate, ms(now), r.StaffID, r.StaffID, ms(r.RemunerationDate)); err != nil {
+			return fmt.Errorf("update the billing rate of staff member %d: %w", r.StaffID, err)
 		}
-		out, err = scanRemuneration(tx.QueryRowContext(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+` WHERE r.id = ?`, id))
+		out, err = scanRemuneration(tx.QueryRowContext(ctx, sqlrow.RemunerationByIDSQL, id))
 		return err
 	})
 	return out, err
@@ -147,7 +78,11 @@ func (s *RemunerationStore) CreateRemuneration(ctx context.Context, in remunerat
 
 // Remuneration implements ports.RemunerationStore.
 func (s *RemunerationStore) Remuneration(ctx context.Context, id int64) (user.StaffRemuneration, error) {
-	return scanRemuneration(s.db.queryRow(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+` WHERE r.id = ?`, id))
+	r, err := scanRemuneration(s.db.queryRow(ctx, sqlrow.RemunerationByIDSQL, id))
+	if err != nil {
+		return r, fmt.Errorf("load remuneration %d: %w", id, err)
+	}
+	return r, nil
 }
 
 // LatestRemuneration implements ports.RemunerationStore.
@@ -158,42 +93,34 @@ func (s *RemunerationStore) LatestRemuneration(ctx context.Context, staffID int6
 			return err
 		}
 		var err error
-		out, err = scanRemuneration(tx.QueryRowContext(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+`
-			WHERE r.staff_id = ? ORDER BY r.remuneration_date DESC, r.id DESC LIMIT 1`, staffID))
-		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			return &domain.Error{Code: domain.ENOTFOUND, Message: "the staff member has no remuneration"}
-		}
-		return err
+		out, err = scanRemuneration(tx.QueryRowContext(ctx, sqlrow.LatestRemunerationSQL, staffID))
+		return sqlrow.NoRemuneration(err)
 	})
-	return out, err
+	if err != nil {
+		return out, fmt.Errorf("load the latest remuneration of staff member %d: %w", staffID, err)
+	}
+	return out, nil
 }
 
 // Remunerations implements ports.RemunerationStore.
 func (s *RemunerationStore) Remunerations(ctx context.Context, f user.Filter) ([]user.StaffRemuneration, int64, error) {
-	where, args := userWhere(f)
+	where, args := sqlrow.UserWhere(dialect{}, f)
 	var count int64
 	out := []user.StaffRemuneration{}
 	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM remunerations r JOIN users u ON u.id = r.staff_id WHERE `+where, args...).Scan(&count); err != nil {
+		if err := tx.QueryRowContext(ctx, sqlrow.CountRemunerationsSQL+where, args...).Scan(&count); err != nil {
 			return err
 		}
 		if count <= f.Offset || f.Limit == 0 {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+remunerationCols+` FROM `+remunerationJoin+` WHERE `+where+`
-			ORDER BY r.remuneration_date DESC, r.id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+		rows, err := tx.QueryContext(ctx, sqlrow.RemunerationsPage(where), append(args, f.Limit, f.Offset)...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRemuneration(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+		out, err = sqlrow.Collect(rows, scanRemuneration)
+		return err
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("list remunerations: %w", err)
@@ -201,24 +128,8 @@ func (s *RemunerationStore) Remunerations(ctx context.Context, f user.Filter) ([
 	return out, count, nil
 }
 
-const adjustmentCols = `a.id, a.staff_id, a.name, a.details, a.start_date, a.end_date, ` + userCols
-
-const adjustmentJoin = `pqe_adjustments a JOIN users u ON u.id = a.staff_id LEFT JOIN offices o ON o.id = u.office_id`
-
-func scanAdjustment(row rowScanner) (user.StaffAdjustment, error) {
-	var sa user.StaffAdjustment
-	a := &sa.PQEAdjustment
-	var start, end int64
-	dest, finish := userDest(&sa.Staff)
-	err := row.Scan(append([]any{&a.ID, &a.StaffID, &a.Name, &a.Details, &start, &end}, dest...)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sa, notFound("PQE adjustment")
-	} else if err != nil {
-		return sa, err
-	}
-	finish()
-	a.StartDate, a.EndDate = fromMs(start), fromMs(end)
-	return sa, nil
+func scanAdjustment(row sqlrow.Scanner) (user.StaffAdjustment, error) {
+	return sqlrow.ScanAdjustment(dialect{}, row)
 }
 
 // CreatePQEAdjustment implements ports.RemunerationStore.
@@ -228,16 +139,15 @@ func (s *RemunerationStore) CreatePQEAdjustment(ctx context.Context, a remunerat
 		if err := staffExists(ctx, tx, a.StaffID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO pqe_adjustments (staff_id, name, details, start_date, end_date, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, a.StaffID, a.Name, a.Details, ms(a.StartDate), ms(a.EndDate), ms(s.db.Now()))
+		res, err := tx.ExecContext(ctx, sqlrow.InsertAdjustmentSQL, sqlrow.AdjustmentArgs(dialect{}, a, s.db.Now())...)
 		if err != nil {
-			return err
+			return fmt.Errorf("insert PQE adjustment of staff member %d: %w", a.StaffID, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		out, err = scanAdjustment(tx.QueryRowContext(ctx, `SELECT `+adjustmentCols+` FROM `+adjustmentJoin+` WHERE a.id = ?`, id))
+		out, err = scanAdjustment(tx.QueryRowContext(ctx, sqlrow.AdjustmentByIDSQL, id))
 		return err
 	})
 	return out, err
@@ -257,23 +167,16 @@ func (s *RemunerationStore) PQEAdjustments(ctx context.Context, staffID, limit, 
 		if count <= offset || limit == 0 {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+adjustmentCols+` FROM `+adjustmentJoin+`
-			WHERE a.staff_id = ? ORDER BY a.start_date DESC, a.id DESC LIMIT ? OFFSET ?`, staffID, limit, offset)
+		rows, err := tx.QueryContext(ctx, sqlrow.AdjustmentsPageSQL, staffID, limit, offset)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAdjustment(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rows.Err()
+		out, err = sqlrow.Collect(rows, scanAdjustment)
+		return err
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("list PQE adjustments of staff member %d: %w", staffID, err)
 	}
 	return out, count, nil
 }

@@ -3,10 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"fmt"
 	"strings"
 
-	"counsel/domain"
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 	"counsel/ports"
 )
@@ -19,42 +19,16 @@ var _ ports.RoleStore = (*RoleStore)(nil)
 // NewRoleStore returns the role store of db.
 func NewRoleStore(db *DB) *RoleStore { return &RoleStore{db: db} }
 
-// loadRoles reads roles with their permissions in one query (no query per
-// role), ordered by name.
+// roleOrder sorts roles by name, ASCII case folded, then id.
+const roleOrder = `r.name COLLATE NOCASE, r.id`
+
+// loadRoles reads the roles join and where select, by name.
 func loadRoles(ctx context.Context, q queryer, where string, args ...any) ([]account.Role, error) {
-	rows, err := q.QueryContext(ctx, `SELECT r.id, r.name, r.is_system_admin, r.is_default_role,
-		coalesce((SELECT group_concat(permission) FROM role_permissions WHERE role_id = r.id), '')
-		FROM roles r `+where+` ORDER BY r.name COLLATE NOCASE, r.id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []account.Role{}
-	for rows.Next() {
-		var r account.Role
-		var perms string
-		if err := rows.Scan(&r.ID, &r.Name, &r.IsSystemAdmin, &r.IsDefaultRole, &perms); err != nil {
-			return nil, err
-		}
-		for _, n := range strings.Split(perms, ",") {
-			if p, ok := account.ParsePermission(n); ok {
-				r.Permissions |= account.NewPermissionSet(p)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return sqlrow.Roles(ctx, sq{q}, where, roleOrder, args...)
 }
 
 func loadRole(ctx context.Context, q queryer, id int64) (account.Role, error) {
-	rs, err := loadRoles(ctx, q, "WHERE r.id = ?", id)
-	if err != nil {
-		return account.Role{}, err
-	}
-	if len(rs) == 0 {
-		return account.Role{}, notFound("role")
-	}
-	return rs[0], nil
+	return sqlrow.Role(ctx, sq{q}, roleOrder, id)
 }
 
 // Roles implements ports.RoleStore.
@@ -67,13 +41,6 @@ func (s *RoleStore) Role(ctx context.Context, id int64) (account.Role, error) {
 	return loadRole(ctx, reader{s.db}, id)
 }
 
-func roleNameTaken(err error) error {
-	if domain.ErrorCode(err) == domain.ECONFLICT {
-		return &domain.Error{Code: domain.ECONFLICT, Message: "a role with this name already exists"}
-	}
-	return err
-}
-
 // CreateRole implements ports.RoleStore.
 func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
 	var r account.Role
@@ -81,7 +48,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 		res, err := tx.ExecContext(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`,
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole)
 		if err != nil {
-			return roleNameTaken(formatError(err))
+			return fmt.Errorf("create role: %w", sqlrow.RoleNameTaken(formatError(err)))
 		}
 		id, _ := res.LastInsertId()
 		r, err = loadRole(ctx, tx, id)
@@ -105,7 +72,7 @@ func (s *RoleStore) UpdateRole(ctx context.Context, id int64, fn func(account.Ro
 		return guardLastAdmin(ctx, tx, keep, func() error {
 			if _, err := tx.ExecContext(ctx, `UPDATE roles SET name = ?, is_system_admin = ?, is_default_role = ? WHERE id = ?`,
 				strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole, id); err != nil {
-				return roleNameTaken(formatError(err))
+				return fmt.Errorf("update role %d: %w", id, sqlrow.RoleNameTaken(formatError(err)))
 			}
 			r, err = loadRole(ctx, tx, id)
 			return err
@@ -121,8 +88,10 @@ func (s *RoleStore) DeleteRole(ctx context.Context, id int64, check func(account
 			return err
 		}
 		return guardLastAdmin(ctx, tx, keep, func() error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id)
-			return err
+			if _, err := tx.ExecContext(ctx, `DELETE FROM roles WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("delete role %d: %w", id, err)
+			}
+			return nil
 		})
 	})
 }
@@ -148,7 +117,7 @@ func runRoleCheck(ctx context.Context, tx *sql.Tx, userID int64, check account.R
 		held, err = loadRoles(ctx, tx, `JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?
 			JOIN users u ON u.id = ur.user_id AND u.deleted_at IS NULL`, userID)
 		if err != nil {
-			return err
+			return fmt.Errorf("load roles of user %d: %w", userID, err)
 		}
 	}
 	return check(held, func(id int64) (account.Role, error) { return loadRole(ctx, tx, id) })
@@ -167,7 +136,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 			return err
 		}
 		if err := replaceRolePermissions(ctx, tx, id, ps); err != nil {
-			return err
+			return fmt.Errorf("set permissions of role %d: %w", id, err)
 		}
 		r, err = loadRole(ctx, tx, id)
 		return err
@@ -176,12 +145,7 @@ func (s *RoleStore) SetRolePermissions(ctx context.Context, id int64, fn func(ac
 }
 
 func userExists(ctx context.Context, q queryer, userID int64) error {
-	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL`, userID).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return notFound("user")
-	}
-	return err
+	return sqlrow.UserExists(ctx, sq{q}, userID)
 }
 
 // UserRoles implements ports.RoleStore.
@@ -201,8 +165,10 @@ func (s *RoleStore) AddUserRole(ctx context.Context, userID, roleID int64, check
 		if err := userExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID)
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)`, userID, roleID); err != nil {
+			return fmt.Errorf("give user %d role %d: %w", userID, roleID, err)
+		}
+		return nil
 	})
 }
 
@@ -216,8 +182,10 @@ func (s *RoleStore) RemoveUserRole(ctx context.Context, userID, roleID int64, ch
 			return err
 		}
 		return guardLastAdmin(ctx, tx, keep, func() error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID)
-			return err
+			if _, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ? AND role_id = ?`, userID, roleID); err != nil {
+				return fmt.Errorf("take role %d from user %d: %w", roleID, userID, err)
+			}
+			return nil
 		})
 	})
 }
@@ -228,7 +196,10 @@ func countAdmins(ctx context.Context, q queryer) (int, error) {
 	err := q.QueryRowContext(ctx, `SELECT count(DISTINCT u.id) FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
 		WHERE r.is_system_admin = 1 AND u.deleted_at IS NULL AND u.active = 1`).Scan(&n)
-	return n, err
+	if err != nil {
+		return 0, fmt.Errorf("count administrators: %w", err)
+	}
+	return n, nil
 }
 
 // guardLastAdmin runs change inside tx with the administrators counted

@@ -83,12 +83,23 @@ func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (co
 // RemoveDocument implements ports.ContractService: the row (with its
 // audit entry) first, then the file.
 func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) error {
+	return s.removeDocument(ctx, contractID, docID, nil)
+}
+
+// removeDocument removes a document after check (nil: none) has accepted
+// the contract's status as the store's transaction reads it.
+func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, check func(contract.Status) error) error {
 	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return err
 	}
 	now := s.d.Clock.Now()
-	d, err := s.d.Store.RemoveDocument(ctx, contractID, docID, func(d contract.Document) ([]contract.AuditEntry, error) {
+	d, err := s.d.Store.RemoveDocument(ctx, contractID, docID, func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
+		if check != nil {
+			if err := check(status); err != nil {
+				return nil, err
+			}
+		}
 		if err := d.Removable(); err != nil {
 			return nil, err
 		}

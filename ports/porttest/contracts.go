@@ -115,7 +115,20 @@ func ContractsSuite(t *testing.T, s Stores) {
 	is.NoErr(err)
 	is.Equal(byID.FileName, "b.pdf")
 	is.True(byID.UploadedAt.Equal(T0))
-	rm, err := s.Contracts.RemoveDocument(ctx, c.ID, d1.ID, func(d contract.Document) ([]contract.AuditEntry, error) {
+	// fn decides on the status its transaction reads; a refusal keeps
+	// the document.
+	var seen contract.Status
+	_, err = s.Contracts.RemoveDocument(ctx, c.ID, d1.ID, func(st contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
+		seen = st
+		return nil, boom
+	})
+	is.Equal(err, boom)
+	is.Equal(seen, contract.Signed)
+	_, err = s.Contracts.Document(ctx, c.ID, d1.ID)
+	is.NoErr(err) // kept
+	_, err = s.Contracts.RemoveDocument(ctx, 999, d1.ID, func(contract.Status, contract.Document) ([]contract.AuditEntry, error) { return nil, nil })
+	is.Equal(code(err), domain.ENOTFOUND)
+	rm, err := s.Contracts.RemoveDocument(ctx, c.ID, d1.ID, func(_ contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorSystem, At: T0, Details: d.FileName}}, nil
 	})
 	is.NoErr(err)
