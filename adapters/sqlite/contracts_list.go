@@ -312,6 +312,13 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 	} else {
 		from, inner := " FROM contracts c", order
 		switch {
+		case byFilterIndex(f) && f.SortBy == contract.SortUpdatedAt && count <= 4*s.knobs.walkThreshold:
+			// contracts_filter ends with updated_at (migration 0015), so
+			// its matches sort from the index alone: a few thousand
+			// entries cost less than walking the order's index and
+			// reading rows to find the rare ones (2,315 of 100,000: the
+			// walk reads about 43 rows per contract of the page).
+			from += " INDEXED BY contracts_filter"
 		case count > s.knobs.walkThreshold:
 			from += " INDEXED BY " + walkIndex(f)
 		case byFilterIndex(f):
