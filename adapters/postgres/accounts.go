@@ -87,7 +87,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 			return err
 		}
 		if c.UserID != userID {
-			return notFound("user")
+			return sqlrow.NotFound("user")
 		}
 		otp, err := loadOTP(ctx, x, email)
 		if err != nil {
@@ -139,7 +139,7 @@ func scanSession(row interface{ Scan(...any) error }, extra ...any) (account.Ses
 	var ss account.Session
 	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &ss.CreatedAt, &ss.ExpiresAt, &ss.RevokedAt}, extra...)
 	if err := row.Scan(dest...); noRows(err) {
-		return ss, notFound("session")
+		return ss, sqlrow.NotFound("session")
 	} else if err != nil {
 		return ss, err
 	}
@@ -226,7 +226,7 @@ func (s *AccountStore) UserAccess(ctx context.Context, userID int64) (account.Pe
 		WHERE u.id = ? AND u.deleted_at IS NULL AND u.active
 		GROUP BY u.id`, userID).Scan(&admin, &perms)
 	if noRows(err) {
-		return 0, false, notFound("user")
+		return 0, false, sqlrow.NotFound("user")
 	} else if err != nil {
 		return 0, false, err
 	}
@@ -443,7 +443,7 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 			return err
 		}
 		if n == 0 {
-			return notFound("user")
+			return sqlrow.NotFound("user")
 		}
 		return revokeUserSessions(ctx, x, userID, at)
 	})

@@ -39,7 +39,7 @@ func contractBySubmission(ctx context.Context, x q, submissionID, lock string) (
 		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
 		ORDER BY id DESC LIMIT 1`+lock, submissionID).Scan(&id)
 	if noRows(err) {
-		return 0, notFound("contract with that signing submission")
+		return 0, sqlrow.NotFound("contract with that signing submission")
 	}
 	return id, err
 }

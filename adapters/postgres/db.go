@@ -295,11 +295,6 @@ func formatError(err error) error {
 	return err
 }
 
-// notFound is the ENOTFOUND error for a missing record.
-func notFound(what string) error {
-	return &domain.Error{Code: domain.ENOTFOUND, Message: what + " not found"}
-}
-
 // noRows reports whether err is "no rows in result set".
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 )
 
@@ -341,7 +342,7 @@ func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch
 	for _, r := range group {
 		rw := rows[string(r.hash)]
 		if rw == nil {
-			r.err = notFound("session")
+			r.err = sqlrow.NotFound("session")
 			continue
 		}
 		if sessions[rw.ss.ID] {

@@ -159,7 +159,7 @@ func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocume
 			return err
 		}
 		if n == 0 {
-			return notFound("signing submission")
+			return sqlrow.NotFound("signing submission")
 		}
 		return nil
 	})

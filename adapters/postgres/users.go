@@ -303,7 +303,7 @@ func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep
 				return err
 			}
 			if n == 0 {
-				return notFound("user")
+				return sqlrow.NotFound("user")
 			}
 			return nil
 		})

@@ -86,7 +86,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 			return err
 		}
 		if c.UserID != userID {
-			return notFound("user")
+			return sqlrow.NotFound("user")
 		}
 		otp, err := loadOTP(ctx, tx, email)
 		if err != nil {
@@ -150,7 +150,7 @@ func scanSession(row rowScanner, extra ...any) (account.Session, error) {
 	var revoked sql.NullInt64
 	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &created, &expires, &revoked}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
-		return ss, notFound("session")
+		return ss, sqlrow.NotFound("session")
 	} else if err != nil {
 		return ss, err
 	}
@@ -266,7 +266,7 @@ func (s *AccountStore) UserAccess(ctx context.Context, userID int64) (account.Pe
 		return 0, false, err
 	}
 	if !found {
-		return 0, false, notFound("user")
+		return 0, false, sqlrow.NotFound("user")
 	}
 	if admin {
 		set = account.AllPermissionSet
@@ -479,7 +479,7 @@ func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash strin
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return notFound("user")
+			return sqlrow.NotFound("user")
 		}
 		return revokeUserSessions(ctx, tx, userID, at)
 	})

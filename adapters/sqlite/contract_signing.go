@@ -30,7 +30,7 @@ func contractBySubmission(ctx context.Context, q queryer, submissionID string) (
 		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
 		ORDER BY id DESC LIMIT 1`, submissionID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, notFound("contract with that signing submission")
+		return 0, sqlrow.NotFound("contract with that signing submission")
 	}
 	return id, err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
@@ -73,7 +74,7 @@ func loadContract(ctx context.Context, q queryer, id int64) (contract.Contract, 
 	c, err := scanContract(q.QueryRowContext(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`, id))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return c, notFound("contract")
+		return c, sqlrow.NotFound("contract")
 	case err != nil:
 		return c, fmt.Errorf("load contract %d: %w", id, err)
 	}

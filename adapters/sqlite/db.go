@@ -571,11 +571,6 @@ func fromNullMs(v sql.NullInt64) *time.Time {
 	return &t
 }
 
-// notFound is the ENOTFOUND error for a missing record.
-func notFound(what string) error {
-	return &domain.Error{Code: domain.ENOTFOUND, Message: what + " not found"}
-}
-
 // Import inserts rows into table (columns cols) in one transaction: bulk
 // copies between databases (counsel copy) use it.
 func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {

@@ -174,7 +174,7 @@ func (s *SigningStore) SetEvidence(ctx context.Context, id int64, combinedDocume
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return notFound("signing submission")
+			return sqlrow.NotFound("signing submission")
 		}
 		return nil
 	})

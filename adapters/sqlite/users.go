@@ -318,7 +318,7 @@ func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
-				return notFound("user")
+				return sqlrow.NotFound("user")
 			}
 			return nil
 		})
