@@ -52,7 +52,7 @@ func TestRefreshAcrossInstances(t *testing.T) {
 			<-start
 			hash := fmt.Sprint("h", i%sessions)
 			var rotated bool // as the last call of fn decided (a retried transaction calls it again)
-			err := stores[i%2].Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+			err := stores[i%2].Refresh(ctx, account.Rotation{TokenHash: []byte(hash)}, func(st *account.RefreshState) error {
 				rotated = !st.Used
 				if rotated {
 					st.NewTokenHash = []byte(fmt.Sprint("n", i))
