@@ -429,8 +429,8 @@ func TestRefresh(t *testing.T) {
 			is := is.New(t)
 			st := tt.state
 			is.Equal(account.Refresh(&st, account.Rotation{NewTokenHash: next, UserID: tt.claims.UserID, SessionID: tt.claims.SessionID, Now: t0}), tt.ok) // decision
-			is.Equal(st.Revoke, tt.revoke)                             // revoke
-			is.Equal(st.NewTokenHash != nil, tt.newHash)               // rotation
+			is.Equal(st.Revoke, tt.revoke)                                                                                                                 // revoke
+			is.Equal(st.NewTokenHash != nil, tt.newHash)                                                                                                   // rotation
 		})
 	}
 }
