@@ -15,7 +15,8 @@ import (
 )
 
 // TestRefreshAcrossInstances: two instances on one database, each
-// committing its refreshes in groups, present the same tokens at once.
+// committing its refreshes in groups or alone as conditional writes,
+// present the same tokens at once.
 // Every token rotates exactly once; every other refresh of it, on either
 // instance, sees it used (API-DECISIONS 2 and 10).
 func TestRefreshAcrossInstances(t *testing.T) {
@@ -52,7 +53,12 @@ func TestRefreshAcrossInstances(t *testing.T) {
 			<-start
 			hash := fmt.Sprint("h", i%sessions)
 			var rotated bool // as the last call of fn decided (a retried transaction calls it again)
-			err := stores[i%2].Refresh(ctx, account.Rotation{TokenHash: []byte(hash)}, func(st *account.RefreshState) error {
+			rot := account.Rotation{TokenHash: []byte(hash)}
+			if i%4 >= 2 { // presented whole: may be written as one conditional statement
+				rot = account.Rotation{TokenHash: []byte(hash), NewTokenHash: []byte(fmt.Sprint("n", i)),
+					UserID: 1, SessionID: fmt.Sprint("s", i%sessions), Now: porttest.T0}
+			}
+			err := stores[i%2].Refresh(ctx, rot, func(st *account.RefreshState) error {
 				rotated = !st.Used
 				if rotated {
 					st.NewTokenHash = []byte(fmt.Sprint("n", i))
