@@ -72,10 +72,11 @@ type AccountStore interface {
 	// when fn sets NewTokenHash the token is marked used and the new one
 	// stored; when fn sets Revoke the session is revoked. ENOTFOUND for an
 	// unknown hash. When r.NewTokenHash is set, fn is account.Refresh of r
-	// or stricter, so a store may first write the rotation conditional on
-	// r.Rotates (then still calling fn, and undoing the write if fn does
-	// not decide the same). fn may be called more than once: the last
-	// call's decision counts.
+	// (with whatever the caller records), so a store may first write the
+	// rotation conditional on r.Rotates, then call fn on the state it read,
+	// and undo the write if fn fails or decides otherwise (a refresh of the
+	// same token in between then sees it used). fn may be called more than
+	// once: the last call's decision counts.
 	Refresh(ctx context.Context, r account.Rotation, fn func(*account.RefreshState) error) error
 	// SessionByRefreshHash returns the session a refresh token (current or
 	// used) belongs to. ENOTFOUND for an unknown hash.

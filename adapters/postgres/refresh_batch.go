@@ -24,7 +24,11 @@ import (
 // returning the state it read, which fn then decides on as usual. When
 // the condition fails (a reused, revoked or foreign token, or a race), or
 // fn decides otherwise (and the write is undone), the refresh goes the
-// way below, which reads under lock first.
+// way below, which reads under lock first. The statement locks the
+// token's row, not the session's: a session revoked while the statement
+// runs may still have its token rotated, as if the refresh had come just
+// before the revocation (the new tokens are refused at first use, since
+// the session is revoked).
 //
 // Group commit of token refreshes. A refresh costs little but its commit,
 // which waits for the WAL to reach the disk, so concurrent refreshes share
@@ -125,20 +129,17 @@ func (q *refreshQueue) next() bool {
 	return true
 }
 
-// Refresh implements ports.AccountStore. The token's and the session's
-// rows are locked, so of two instances presenting one token at once, one
-// rotates it and the other sees it used (reuse: the session is revoked).
+// Refresh implements ports.AccountStore. The token's row is locked (and
+// the session's, in a group), so of two instances presenting one token at
+// once, one rotates it and the other sees it used (reuse: the session is
+// revoked).
 func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
-	q := &s.db.refreshes
-	if rot.NewTokenHash != nil && q.goAlone() {
-		done, err := s.db.rotate(ctx, rot, fn)
-		q.mu.Lock()
-		q.alone--
-		q.mu.Unlock()
-		if done {
+	if rot.NewTokenHash != nil {
+		if done, err := s.db.rotateAlone(ctx, rot, fn); done {
 			return err
 		}
 	}
+	q := &s.db.refreshes
 	r := &refreshReq{ctx: ctx, hash: rot.TokenHash, fn: fn, done: make(chan struct{})}
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
@@ -156,6 +157,21 @@ func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn fun
 	}
 	<-r.done
 	return r.err
+}
+
+// rotateAlone writes rot alone (rotate) if the queue is idle enough. It
+// reports whether the refresh is done.
+func (db *DB) rotateAlone(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) (bool, error) {
+	q := &db.refreshes
+	if !q.goAlone() {
+		return false, nil
+	}
+	defer func() {
+		q.mu.Lock()
+		q.alone--
+		q.mu.Unlock()
+	}()
+	return db.rotate(ctx, rot, fn)
 }
 
 // goAlone reports whether a refresh may be written alone now: nothing is
@@ -187,9 +203,16 @@ const rotateSQL = `WITH st AS (
 	fresh AS (INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT $5, session_id, $2 FROM used)
 	SELECT st.*, EXISTS (SELECT FROM used) FROM st`
 
-// unrotateSQL undoes rotateSQL's write ($1 the token, $2 the new one).
-const unrotateSQL = `WITH fresh AS (DELETE FROM refresh_tokens WHERE hash = $2)
-	UPDATE refresh_tokens SET used_at = NULL WHERE hash = $1`
+// unrotateSQL undoes rotateSQL's write ($1 the token, $2 the new one, $3
+// the time it wrote), and nothing else: the new token is deleted only
+// while unused (nobody has it yet), and the old one made current again
+// only if it is still marked used by this write.
+const unrotateSQL = `WITH fresh AS (DELETE FROM refresh_tokens WHERE hash = $2 AND used_at IS NULL RETURNING 1)
+	UPDATE refresh_tokens SET used_at = NULL WHERE hash = $1 AND used_at = $3::timestamptz(3) AND EXISTS (SELECT FROM fresh)`
+
+// rotateTimeout bounds a conditional write and its undo, which no caller's
+// cancellation stops.
+const rotateTimeout = 10 * time.Second
 
 // rotate tries rot as one conditional write. It reports whether the
 // refresh is done (answered by err); if not, it must be decided under
@@ -200,7 +223,8 @@ func (db *DB) rotate(ctx context.Context, rot account.Rotation, fn func(*account
 	}
 	// Once sent, the write runs to its end: a caller leaving must not
 	// leave it undecided.
-	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rotateTimeout)
+	defer cancel()
 	var st account.RefreshState
 	var used *time.Time
 	var wrote bool
@@ -223,7 +247,10 @@ func (db *DB) rotate(ctx context.Context, rot account.Rotation, fn func(*account
 		return true, nil
 	}
 	db.refreshes.undone.Add(1)
-	if _, uerr := db.pool.Exec(ctx, unrotateSQL, rot.TokenHash, rot.NewTokenHash); uerr != nil {
+	// Until this commits, a refresh of the same token sees it used and
+	// revokes the session: fn should be account.Refresh of rot, which
+	// decides as the condition did, so that only a failing fn gets here.
+	if _, uerr := db.pool.Exec(ctx, unrotateSQL, rot.TokenHash, rot.NewTokenHash, rot.Now); uerr != nil {
 		return true, formatError(uerr)
 	}
 	// A decision that failed has its answer; one that differs is made

@@ -88,4 +88,40 @@ func TestRefreshAcrossInstances(t *testing.T) {
 	var n int
 	is.NoErr(stores[0].db.QueryRow(ctx, `SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL`).Scan(&n))
 	is.Equal(n, sessions) // one current token each
+
+	// Then one token at a time, presented whole on both instances at once:
+	// both write alone, so the two conditional writes race each other.
+	wrote := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load()
+	for i := range sessions {
+		id := fmt.Sprint("s", i)
+		var hash []byte
+		is.NoErr(stores[0].db.pool.QueryRow(ctx, `SELECT hash FROM refresh_tokens WHERE session_id = $1 AND used_at IS NULL`, id).Scan(&hash))
+		var wg sync.WaitGroup
+		var rotated, revoked [2]bool // as each instance's last call of fn decided
+		start := make(chan struct{})
+		for k := range 2 {
+			wg.Go(func() {
+				<-start
+				rot := account.Rotation{TokenHash: hash, NewTokenHash: fmt.Appendf(nil, "m%d-%d", i, k), UserID: 1, SessionID: id, Now: porttest.T0}
+				err := stores[k].Refresh(ctx, rot, func(st *account.RefreshState) error {
+					rotated[k] = account.Refresh(st, rot)
+					revoked[k] = st.Revoke
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		is.True(rotated[0] != rotated[1]) // one rotated
+		is.True(revoked[0] == rotated[1]) // the other was a reuse
+		is.True(revoked[1] == rotated[0]) // and revoked the session
+		ss, err := stores[1].Session(ctx, id)
+		is.NoErr(err)
+		is.True(ss.RevokedAt != nil)
+	}
+	// Each token's rotation was written alone, once.
+	is.Equal(stores[0].db.refreshes.wrote.Load()+stores[1].db.refreshes.wrote.Load()-wrote, int64(sessions))
 }
