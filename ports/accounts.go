@@ -68,10 +68,16 @@ type AccountStore interface {
 	Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error
 	// CreateSession records a session and its first refresh-token hash.
 	CreateSession(ctx context.Context, s account.Session, refreshHash []byte) error
-	// Refresh loads the session of a refresh-token hash; when fn sets
-	// NewTokenHash the token is marked used and the new one stored; when fn
-	// sets Revoke the session is revoked. ENOTFOUND for an unknown hash.
-	Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error
+	// Refresh loads the session of the refresh-token hash r.TokenHash;
+	// when fn sets NewTokenHash the token is marked used and the new one
+	// stored; when fn sets Revoke the session is revoked. ENOTFOUND for an
+	// unknown hash. When r.NewTokenHash is set, fn is account.Refresh of r
+	// (with whatever the caller records), so a store may first write the
+	// rotation conditional on r.Rotates, then call fn on the state it read,
+	// and undo the write if fn fails or decides otherwise (a refresh of the
+	// same token in between then sees it used). fn may be called more than
+	// once: the last call's decision counts.
+	Refresh(ctx context.Context, r account.Rotation, fn func(*account.RefreshState) error) error
 	// SessionByRefreshHash returns the session a refresh token (current or
 	// used) belongs to. ENOTFOUND for an unknown hash.
 	SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error)

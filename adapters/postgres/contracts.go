@@ -438,7 +438,7 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 	order := fmt.Sprintf(" ORDER BY %s %s, c.id %s", sortColumns[f.SortBy], dir, strings.Fields(dir)[0])
 	term := strings.ToLower(strings.TrimSpace(f.Search))
 	var count int64
-	err := s.db.readTx(ctx, func(x q) error {
+	err := s.db.listTx(ctx, func(x q) error {
 		words, indexed, err := termWords(ctx, x, term)
 		switch {
 		case err != nil:
@@ -601,6 +601,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 	if err != nil {
 		return fmt.Errorf("import %d contracts: %w", len(cs), err)
 	}
+	s.db.analyzeAfter(ctx, len(cs), "contracts", "contract_audit", "contract_words", "contract_postings")
 	return nil
 }
 

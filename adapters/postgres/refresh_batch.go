@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,9 +15,21 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"counsel/adapters/sqlrow"
+	"counsel/domain"
 	"counsel/domain/account"
 )
 
+// A refresh alone, the common case, is one statement: the rotation written
+// on condition that the state is one account.Rotation.Rotates approves,
+// returning the state it read, which fn then decides on as usual. When
+// the condition fails (a reused, revoked or foreign token, or a race), or
+// fn decides otherwise (and the write is undone), the refresh goes the
+// way below, which reads under lock first. The statement locks the
+// token's row, not the session's: a session revoked while the statement
+// runs may still have its token rotated, as if the refresh had come just
+// before the revocation (the new tokens are refused at first use, since
+// the session is revoked).
+//
 // Group commit of token refreshes. A refresh costs little but its commit,
 // which waits for the WAL to reach the disk, so concurrent refreshes share
 // one transaction: the first to arrive leads and reads (SELECT … FOR
@@ -48,11 +61,19 @@ const maxRefreshGroups = 4
 // one waits for its commit, the next gathers the refreshes arriving.
 const refreshBatches = 2
 
+// refreshAlone is how many refreshes may be written as one statement
+// each at once; with more arriving, group commit costs less.
+const refreshAlone = 2
+
 type refreshQueue struct {
 	mu      sync.Mutex
 	pending []*refreshReq
-	running int // transactions in flight
-	open    int // of those, the ones that will still take pending refreshes
+	alone   int // conditional writes in flight
+	// wrote and undone count conditional writes, and those undone
+	// because fn decided otherwise (tests).
+	wrote, undone atomic.Int64
+	running       int // transactions in flight
+	open          int // of those, the ones that will still take pending refreshes
 }
 
 type refreshReq struct {
@@ -108,12 +129,18 @@ func (q *refreshQueue) next() bool {
 	return true
 }
 
-// Refresh implements ports.AccountStore. The token's and the session's
-// rows are locked, so of two instances presenting one token at once, one
-// rotates it and the other sees it used (reuse: the session is revoked).
-func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
-	r := &refreshReq{ctx: ctx, hash: tokenHash, fn: fn, done: make(chan struct{})}
+// Refresh implements ports.AccountStore. The token's row is locked (and
+// the session's, in a group), so of two instances presenting one token at
+// once, one rotates it and the other sees it used (reuse: the session is
+// revoked).
+func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+	if rot.NewTokenHash != nil {
+		if done, err := s.db.rotateAlone(ctx, rot, fn); done {
+			return err
+		}
+	}
 	q := &s.db.refreshes
+	r := &refreshReq{ctx: ctx, hash: rot.TokenHash, fn: fn, done: make(chan struct{})}
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
 	lead := q.open == 0 && q.running < refreshBatches
@@ -130,6 +157,105 @@ func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*a
 	}
 	<-r.done
 	return r.err
+}
+
+// rotateAlone writes rot alone (rotate) if the queue is idle enough. It
+// reports whether the refresh is done.
+func (db *DB) rotateAlone(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) (bool, error) {
+	q := &db.refreshes
+	if !q.goAlone() {
+		return false, nil
+	}
+	defer func() {
+		q.mu.Lock()
+		q.alone--
+		q.mu.Unlock()
+	}()
+	return db.rotate(ctx, rot, fn)
+}
+
+// goAlone reports whether a refresh may be written alone now: nothing is
+// queued or committing as a group and few are written alone.
+func (q *refreshQueue) goAlone() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) > 0 || q.running > 0 || q.alone >= refreshAlone {
+		return false
+	}
+	q.alone++
+	return true
+}
+
+// rotateSQL writes rotation ($1 the token, $2 the time, $3 and $4 the
+// access token's session and user, $5 the new token) when the state is
+// one that account.Rotation.Rotates approves, and returns the state read
+// and whether it wrote. A refresh of the token committed meanwhile makes
+// the UPDATE find used_at set (it re-reads the row it waited for), so of
+// two at once only one writes.
+const rotateSQL = `WITH st AS (
+		SELECT ` + sessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL AS user_ok
+		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+		WHERE t.hash = $1),
+	used AS (UPDATE refresh_tokens t SET used_at = $2 FROM st
+		WHERE t.hash = $1 AND t.used_at IS NULL AND st.used_at IS NULL AND st.user_ok AND st.revoked_at IS NULL
+		AND st.expires_at > $2 AND st.id = $3 AND st.user_id = $4
+		RETURNING t.session_id),
+	fresh AS (INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT $5, session_id, $2 FROM used)
+	SELECT st.*, EXISTS (SELECT FROM used) FROM st`
+
+// unrotateSQL undoes rotateSQL's write ($1 the token, $2 the new one, $3
+// the time it wrote), and nothing else: the new token is deleted only
+// while unused (nobody has it yet), and the old one made current again
+// only if it is still marked used by this write.
+const unrotateSQL = `WITH fresh AS (DELETE FROM refresh_tokens WHERE hash = $2 AND used_at IS NULL RETURNING 1)
+	UPDATE refresh_tokens SET used_at = NULL WHERE hash = $1 AND used_at = $3::timestamptz(3) AND EXISTS (SELECT FROM fresh)`
+
+// rotateTimeout bounds a conditional write and its undo, which no caller's
+// cancellation stops.
+const rotateTimeout = 10 * time.Second
+
+// rotate tries rot as one conditional write. It reports whether the
+// refresh is done (answered by err); if not, it must be decided under
+// lock.
+func (db *DB) rotate(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return true, err
+	}
+	// Once sent, the write runs to its end: a caller leaving must not
+	// leave it undecided.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rotateTimeout)
+	defer cancel()
+	var st account.RefreshState
+	var used *time.Time
+	var wrote bool
+	ss, err := scanSession(db.pool.QueryRow(ctx, rotateSQL, rot.TokenHash, rot.Now, rot.SessionID, rot.UserID, rot.NewTokenHash),
+		&used, &st.UserActive, &wrote)
+	switch {
+	case domain.ErrorCode(err) == domain.ENOTFOUND:
+		return true, err // no such token, and none can appear
+	case retryable(err):
+		return false, nil
+	case err != nil:
+		return true, formatError(err)
+	case !wrote:
+		return false, nil
+	}
+	db.refreshes.wrote.Add(1)
+	st.Session, st.Used = ss, used != nil
+	err = fn(&st)
+	if err == nil && !st.Revoke && bytes.Equal(st.NewTokenHash, rot.NewTokenHash) {
+		return true, nil
+	}
+	db.refreshes.undone.Add(1)
+	// Until this commits, a refresh of the same token sees it used and
+	// revokes the session: fn should be account.Refresh of rot, which
+	// decides as the condition did, so that only a failing fn gets here.
+	if _, uerr := db.pool.Exec(ctx, unrotateSQL, rot.TokenHash, rot.NewTokenHash, rot.Now); uerr != nil {
+		return true, formatError(uerr)
+	}
+	// A decision that failed has its answer; one that differs is made
+	// again under lock.
+	return err != nil, err
 }
 
 // drainRefreshes runs transactions while refreshes wait; first says it

@@ -15,7 +15,8 @@ import (
 )
 
 // TestRefreshAcrossInstances: two instances on one database, each
-// committing its refreshes in groups, present the same tokens at once.
+// committing its refreshes in groups or alone as conditional writes,
+// present the same tokens at once.
 // Every token rotates exactly once; every other refresh of it, on either
 // instance, sees it used (API-DECISIONS 2 and 10).
 func TestRefreshAcrossInstances(t *testing.T) {
@@ -52,7 +53,12 @@ func TestRefreshAcrossInstances(t *testing.T) {
 			<-start
 			hash := fmt.Sprint("h", i%sessions)
 			var rotated bool // as the last call of fn decided (a retried transaction calls it again)
-			err := stores[i%2].Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+			rot := account.Rotation{TokenHash: []byte(hash)}
+			if i%4 >= 2 { // presented whole: may be written as one conditional statement
+				rot = account.Rotation{TokenHash: []byte(hash), NewTokenHash: []byte(fmt.Sprint("n", i)),
+					UserID: 1, SessionID: fmt.Sprint("s", i%sessions), Now: porttest.T0}
+			}
+			err := stores[i%2].Refresh(ctx, rot, func(st *account.RefreshState) error {
 				rotated = !st.Used
 				if rotated {
 					st.NewTokenHash = []byte(fmt.Sprint("n", i))
@@ -82,4 +88,40 @@ func TestRefreshAcrossInstances(t *testing.T) {
 	var n int
 	is.NoErr(stores[0].db.QueryRow(ctx, `SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL`).Scan(&n))
 	is.Equal(n, sessions) // one current token each
+
+	// Then one token at a time, presented whole on both instances at once:
+	// both write alone, so the two conditional writes race each other.
+	wrote := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load()
+	for i := range sessions {
+		id := fmt.Sprint("s", i)
+		var hash []byte
+		is.NoErr(stores[0].db.pool.QueryRow(ctx, `SELECT hash FROM refresh_tokens WHERE session_id = $1 AND used_at IS NULL`, id).Scan(&hash))
+		var wg sync.WaitGroup
+		var rotated, revoked [2]bool // as each instance's last call of fn decided
+		start := make(chan struct{})
+		for k := range 2 {
+			wg.Go(func() {
+				<-start
+				rot := account.Rotation{TokenHash: hash, NewTokenHash: fmt.Appendf(nil, "m%d-%d", i, k), UserID: 1, SessionID: id, Now: porttest.T0}
+				err := stores[k].Refresh(ctx, rot, func(st *account.RefreshState) error {
+					rotated[k] = account.Refresh(st, rot)
+					revoked[k] = st.Revoke
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		is.True(rotated[0] != rotated[1]) // one rotated
+		is.True(revoked[0] == rotated[1]) // the other was a reuse
+		is.True(revoked[1] == rotated[0]) // and revoked the session
+		ss, err := stores[1].Session(ctx, id)
+		is.NoErr(err)
+		is.True(ss.RevokedAt != nil)
+	}
+	// Each token's rotation was written alone, once.
+	is.Equal(stores[0].db.refreshes.wrote.Load()+stores[1].db.refreshes.wrote.Load()-wrote, int64(sessions))
 }

@@ -102,7 +102,7 @@ func (s *RemunerationStore) Remunerations(ctx context.Context, f user.Filter) ([
 	where, args := sqlrow.UserWhere(dialect{}, f)
 	var count int64
 	out := []user.StaffRemuneration{}
-	err := s.db.readTx(ctx, func(x q) error {
+	err := s.db.listTx(ctx, func(x q) error {
 		if err := x.row(ctx, sqlrow.CountRemunerationsSQL+where, args...).Scan(&count); err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/matryer/is"
+
 	"counsel/adapters/postgres/pgtest"
 	"counsel/domain/account"
 	"counsel/ports/porttest"
@@ -26,14 +28,28 @@ func openDB(t testing.TB) *DB {
 // suites the SQLite stores pass.
 func TestStoreSuites(t *testing.T) {
 	pgtest.Skip(t)
-	porttest.StoreSuites(t, func(t *testing.T) porttest.Stores {
-		db := openDB(t)
-		return porttest.Stores{
-			Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
-			Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-			Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()),
-		}
-	})
+	porttest.StoreSuites(t, func(t *testing.T) porttest.Stores { return stores(t, openDB(t)) })
+}
+
+func stores(t *testing.T, db *DB) porttest.Stores {
+	return porttest.Stores{
+		Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
+		Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
+		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()),
+	}
+}
+
+// TestRotationAgrees runs the rotation suite and checks that the
+// conditional write of a refresh agrees with account.Refresh: it is
+// undone only where the suite's decision failed or was stricter than the
+// domain's, never because the SQL approved a state the domain refuses.
+func TestRotationAgrees(t *testing.T) {
+	pgtest.Skip(t)
+	is := is.New(t)
+	db := openDB(t)
+	porttest.RotationSuite(t, stores(t, db))
+	is.Equal(db.refreshes.undone.Load(), int64(2)) // the failed and the stricter decision
+	is.True(db.refreshes.wrote.Load() >= 3)        // and the rotations the domain approves
 }
 
 // TestTOTPStorePort runs the authenticator-app store suite on PostgreSQL.

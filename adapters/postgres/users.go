@@ -45,7 +45,7 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 	if strings.ContainsRune(f.Search, 0) {
 		return out, 0, nil // no stored text holds NUL
 	}
-	err := s.db.readTx(ctx, func(x q) error {
+	err := s.db.listTx(ctx, func(x q) error {
 		if err := x.row(ctx, `SELECT count(*) FROM users u WHERE `+where, args...).Scan(&count); err != nil {
 			return err
 		}
@@ -56,8 +56,14 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 		if f.SortDesc {
 			order = userOrderDesc
 		}
-		rows, err := x.query(ctx, `SELECT `+sqlrow.UserCols+` FROM `+sqlrow.UserJoin+` WHERE `+where+
-			` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+		query := `SELECT ` + sqlrow.UserCols + ` FROM ` + sqlrow.UserJoin + ` WHERE ` + where + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+		if f.Offset >= deepOffset {
+			// The page's ids first, walking users_list alone past the
+			// skipped entries; then only the page's rows and offices.
+			query = `SELECT ` + sqlrow.UserCols + ` FROM ` + sqlrow.UserJoin + ` JOIN (SELECT u.id FROM users u WHERE ` + where +
+				` ORDER BY ` + order + ` LIMIT ? OFFSET ?) page ON page.id = u.id ORDER BY ` + order
+		}
+		rows, err := x.query(ctx, query, append(args, f.Limit, f.Offset)...)
 		if err != nil {
 			return err
 		}
@@ -246,6 +252,7 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 	if err != nil {
 		return ids, fmt.Errorf("create %d users: %w", len(us), err)
 	}
+	s.db.analyzeAfter(ctx, len(us), "users", "user_roles")
 	return ids, nil
 }
 

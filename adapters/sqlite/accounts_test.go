@@ -333,7 +333,7 @@ func TestRefresh(t *testing.T) {
 
 	refresh := func(hash string, fn func(*account.RefreshState)) (account.RefreshState, error) {
 		var seen account.RefreshState
-		err := s.Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+		err := s.Refresh(ctx, account.Rotation{TokenHash: []byte(hash)}, func(st *account.RefreshState) error {
 			seen = *st
 			if fn != nil {
 				fn(st)
@@ -396,7 +396,7 @@ func TestRefresh(t *testing.T) {
 	t.Run("unknown token", func(t *testing.T) {
 		is := is.New(t)
 		called := false
-		err := s.Refresh(ctx, []byte("nope"), func(*account.RefreshState) error { called = true; return nil })
+		err := s.Refresh(ctx, account.Rotation{TokenHash: []byte("nope")}, func(*account.RefreshState) error { called = true; return nil })
 		is.Equal(code(err), domain.ENOTFOUND) // ENOTFOUND
 		is.True(!called)                      // fn not called
 	})
@@ -404,7 +404,7 @@ func TestRefresh(t *testing.T) {
 	t.Run("an error from fn rolls back the rotation", func(t *testing.T) {
 		is := is.New(t)
 		newSession(t, s, "sess-2", uid, "k1")
-		err := s.Refresh(ctx, []byte("k1"), func(st *account.RefreshState) error {
+		err := s.Refresh(ctx, account.Rotation{TokenHash: []byte("k1")}, func(st *account.RefreshState) error {
 			st.NewTokenHash = []byte("k2")
 			return errors.New("stop")
 		})
@@ -437,7 +437,7 @@ func TestRefreshConcurrent(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			err := stores[i%2].Refresh(ctx, []byte("h0"), func(st *account.RefreshState) error {
+			err := stores[i%2].Refresh(ctx, account.Rotation{TokenHash: []byte("h0")}, func(st *account.RefreshState) error {
 				mu.Lock()
 				defer mu.Unlock()
 				if st.Used {
@@ -956,7 +956,7 @@ func TestRefreshGroupCommit(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			hash := fmt.Sprintf("h%d", i%sessions)
-			err := s.Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+			err := s.Refresh(ctx, account.Rotation{TokenHash: []byte(hash)}, func(st *account.RefreshState) error {
 				if i >= 2*sessions { // a third of the calls: decide, then fail
 					st.NewTokenHash = []byte(fmt.Sprintf("bad-%d", i))
 					st.Revoke = true
@@ -978,7 +978,7 @@ func TestRefreshGroupCommit(t *testing.T) {
 		})
 		wg.Go(func() {
 			<-start
-			err := s.Refresh(ctx, []byte(fmt.Sprintf("unknown-%d", i)), func(*account.RefreshState) error { return nil })
+			err := s.Refresh(ctx, account.Rotation{TokenHash: []byte(fmt.Sprintf("unknown-%d", i))}, func(*account.RefreshState) error { return nil })
 			if code(err) != domain.ENOTFOUND {
 				t.Errorf("unknown token: %v", err)
 			}

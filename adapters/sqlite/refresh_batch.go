@@ -56,8 +56,8 @@ func (q *refreshQueue) take() []*refreshReq {
 // Refresh implements ports.AccountStore. It is the hottest write path, so
 // its statements are prepared once, the user's standing is read in the
 // same query, and concurrent refreshes are committed together.
-func (s *AccountStore) Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error {
-	r := &refreshReq{ctx: ctx, hash: tokenHash, fn: fn, done: make(chan struct{})}
+func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+	r := &refreshReq{ctx: ctx, hash: rot.TokenHash, fn: fn, done: make(chan struct{})}
 	q := &s.db.refreshes
 	q.mu.Lock()
 	q.pending = append(q.pending, r)

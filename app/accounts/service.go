@@ -54,7 +54,7 @@ type Store interface {
 	UpdateOTP(ctx context.Context, email string, fn func(*account.OTPState) error) error
 	Login(ctx context.Context, userID int64, email string, fn func(*account.LoginState) error) error
 	CreateSession(ctx context.Context, s account.Session, refreshHash []byte) error
-	Refresh(ctx context.Context, tokenHash []byte, fn func(*account.RefreshState) error) error
+	Refresh(ctx context.Context, r account.Rotation, fn func(*account.RefreshState) error) error
 	SessionByRefreshHash(ctx context.Context, tokenHash []byte) (account.Session, error)
 	Session(ctx context.Context, id string) (account.Session, error)
 	ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error)
@@ -363,8 +363,10 @@ func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string)
 	}
 	var ok, revoked bool
 	var session account.Session
-	err = s.d.Store.Refresh(ctx, hashToken(refreshToken), func(st *account.RefreshState) error {
-		ok = account.Refresh(st, claims, hashToken(next), now)
+	rot := account.Rotation{TokenHash: hashToken(refreshToken), NewTokenHash: hashToken(next),
+		UserID: claims.UserID, SessionID: claims.SessionID, Now: now}
+	err = s.d.Store.Refresh(ctx, rot, func(st *account.RefreshState) error {
+		ok = account.Refresh(st, rot)
 		revoked, session = st.Revoke, st.Session
 		return nil
 	})

@@ -250,23 +250,39 @@ type AccessClaims struct {
 	ExpiresAt time.Time
 }
 
-// Refresh decides a refresh: the presented token must be current, its
-// session active, and the access token's subject and session must match.
-// Reuse of a rotated token revokes the whole session. It returns false when
-// the answer is 401.
-func Refresh(st *RefreshState, access AccessClaims, newHash []byte, now time.Time) bool {
-	switch {
-	case st.Used:
-		if st.Session.RevokedAt == nil {
-			st.Revoke = true
-		}
-		return false
-	case !st.Session.Active(now) || !st.UserActive:
-		return false
-	case access.UserID != st.Session.UserID || access.SessionID != st.Session.ID:
+// Rotation is a refresh as presented: the refresh token, the subject and
+// session of the access token presented with it, the replacement token
+// and the time.
+type Rotation struct {
+	TokenHash    []byte
+	NewTokenHash []byte
+	UserID       int64
+	SessionID    string
+	Now          time.Time
+}
+
+// Rotates reports whether a refresh in state st replaces its token: the
+// token is current, its session active, its user active, and session and
+// user are the access token's. Refresh rotates in exactly these states
+// and writes nothing else when it rotates, so a store may first try the
+// rotation as one write conditional on them (and call Refresh after).
+func (r Rotation) Rotates(st *RefreshState) bool {
+	return !st.Used && st.UserActive && st.Session.Active(r.Now) &&
+		st.Session.UserID == r.UserID && st.Session.ID == r.SessionID
+}
+
+// Refresh decides refresh r in state st: the presented token must be
+// current, its session active, and the access token's subject and session
+// must match. Reuse of a rotated token revokes the whole session. It
+// returns false when the answer is 401.
+func Refresh(st *RefreshState, r Rotation) bool {
+	if st.Used && st.Session.RevokedAt == nil {
+		st.Revoke = true
+	}
+	if !r.Rotates(st) {
 		return false
 	}
-	st.NewTokenHash = newHash
+	st.NewTokenHash = r.NewTokenHash
 	return true
 }
 

@@ -428,9 +428,9 @@ func TestRefresh(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			st := tt.state
-			is.Equal(account.Refresh(&st, tt.claims, next, t0), tt.ok) // decision
-			is.Equal(st.Revoke, tt.revoke)                             // revoke
-			is.Equal(st.NewTokenHash != nil, tt.newHash)               // rotation
+			is.Equal(account.Refresh(&st, account.Rotation{NewTokenHash: next, UserID: tt.claims.UserID, SessionID: tt.claims.SessionID, Now: t0}), tt.ok) // decision
+			is.Equal(st.Revoke, tt.revoke)                                                                                                                 // revoke
+			is.Equal(st.NewTokenHash != nil, tt.newHash)                                                                                                   // rotation
 		})
 	}
 }

@@ -37,7 +37,7 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 	}
 	// Session r has rotated once: r0 is used, r1 current.
 	newSession("r", "r0")
-	is.NoErr(s.Accounts.Refresh(ctx, []byte("r0"), func(st *account.RefreshState) error {
+	is.NoErr(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("r0")}, func(st *account.RefreshState) error {
 		st.NewTokenHash = []byte("r1")
 		return nil
 	}))
@@ -58,7 +58,7 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 			<-start
 			var session string
 			var next []byte
-			err := s.Accounts.Refresh(ctx, []byte(hash), func(st *account.RefreshState) error {
+			err := s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte(hash)}, func(st *account.RefreshState) error {
 				session, next = st.Session.ID, nil
 				if i >= 2*sessions { // a third of the calls decide, then fail
 					st.NewTokenHash, st.Revoke = []byte(fmt.Sprint("bad-", i)), true
@@ -83,7 +83,7 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 		})
 		wg.Go(func() {
 			<-start
-			err := s.Accounts.Refresh(ctx, []byte(fmt.Sprint("unknown-", i)), func(*account.RefreshState) error {
+			err := s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte(fmt.Sprint("unknown-", i))}, func(*account.RefreshState) error {
 				t.Error("fn called for an unknown token")
 				return nil
 			})
@@ -94,7 +94,7 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 		if i%10 == 0 { // the reused and the current token of session r
 			wg.Go(func() {
 				<-start
-				err := s.Accounts.Refresh(ctx, []byte("r0"), func(st *account.RefreshState) error {
+				err := s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("r0")}, func(st *account.RefreshState) error {
 					if !st.Used {
 						t.Error("r0 reads as current")
 					}
@@ -109,7 +109,7 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 			wg.Go(func() {
 				<-start
 				rotate := false
-				err := s.Accounts.Refresh(ctx, []byte("r1"), func(st *account.RefreshState) error {
+				err := s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("r1")}, func(st *account.RefreshState) error {
 					revoked := rRevoked.Load() // before the read of a later transaction
 					rotate = !st.Used && st.Session.RevokedAt == nil
 					if rotate {
@@ -143,11 +143,11 @@ func RefreshBatchSuite(t *testing.T, s Stores) {
 		is.NoErr(err)                 // the new token is stored
 		is.Equal(got.ID, id)          // for its session
 		is.True(got.RevokedAt == nil) // failed decisions revoked nothing
-		is.NoErr(s.Accounts.Refresh(ctx, rotated[id], func(st *account.RefreshState) error {
+		is.NoErr(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: rotated[id]}, func(st *account.RefreshState) error {
 			is.True(!st.Used) // and current
 			return nil
 		}))
-		is.NoErr(s.Accounts.Refresh(ctx, []byte(fmt.Sprint("h", i)), func(st *account.RefreshState) error {
+		is.NoErr(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte(fmt.Sprint("h", i))}, func(st *account.RefreshState) error {
 			is.True(st.Used) // the old one used
 			return nil
 		}))

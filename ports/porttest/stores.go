@@ -47,7 +47,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite},
 	}
@@ -162,13 +162,13 @@ func AccountsSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ENOTFOUND)
 
 	// Refresh rotates; the old hash then reads as used.
-	is.NoErr(s.Accounts.Refresh(ctx, []byte("refresh-1"), func(r *account.RefreshState) error {
+	is.NoErr(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("refresh-1")}, func(r *account.RefreshState) error {
 		is.True(!r.Used && r.UserActive)
 		is.Equal(r.Session.ID, "sess-1")
 		r.NewTokenHash = []byte("refresh-2")
 		return nil
 	}))
-	is.NoErr(s.Accounts.Refresh(ctx, []byte("refresh-1"), func(r *account.RefreshState) error {
+	is.NoErr(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("refresh-1")}, func(r *account.RefreshState) error {
 		is.True(r.Used) // rotated
 		r.Revoke = true
 		return nil
@@ -176,7 +176,7 @@ func AccountsSuite(t *testing.T, s Stores) {
 	got, err = s.Accounts.SessionByRefreshHash(ctx, []byte("refresh-2"))
 	is.NoErr(err)
 	is.True(got.RevokedAt != nil) // reuse revoked the session
-	is.Equal(code(s.Accounts.Refresh(ctx, []byte("unknown"), func(*account.RefreshState) error { return nil })), domain.ENOTFOUND)
+	is.Equal(code(s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("unknown")}, func(*account.RefreshState) error { return nil })), domain.ENOTFOUND)
 	_, err = s.Accounts.SessionByRefreshHash(ctx, []byte("unknown"))
 	is.Equal(code(err), domain.ENOTFOUND)
 
@@ -194,7 +194,7 @@ func AccountsSuite(t *testing.T, s Stores) {
 		go func() {
 			defer wg.Done()
 			var rotated, revoked bool // as the last call of fn decided
-			err := s.Accounts.Refresh(ctx, []byte("race-0"), func(r *account.RefreshState) error {
+			err := s.Accounts.Refresh(ctx, account.Rotation{TokenHash: []byte("race-0")}, func(r *account.RefreshState) error {
 				rotated, revoked = false, false
 				switch {
 				case r.Used:
