@@ -428,9 +428,10 @@ func TestRefresh(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			st := tt.state
-			is.Equal(account.Refresh(&st, account.Rotation{NewTokenHash: next, UserID: tt.claims.UserID, SessionID: tt.claims.SessionID, Now: t0}), tt.ok) // decision
-			is.Equal(st.Revoke, tt.revoke)                                                                                                                 // revoke
-			is.Equal(st.NewTokenHash != nil, tt.newHash)                                                                                                   // rotation
+			rot := account.Rotation{NewTokenHash: next, UserID: tt.claims.UserID, SessionID: tt.claims.SessionID, Now: t0}
+			is.Equal(account.Refresh(&st, rot), tt.ok)   // decision
+			is.Equal(st.Revoke, tt.revoke)               // revoke
+			is.Equal(st.NewTokenHash != nil, tt.newHash) // rotation
 		})
 	}
 }
