@@ -110,6 +110,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 		cfg.Logger = NewLogger(cfg, w)
 	}
+	// No log line shows a configured secret, whoever writes it.
+	cfg.Logger = slog.New(newRedactHandler(cfg.Logger.Handler(), secretsOf(cfg.Options)))
 	a := &App{cfg: cfg, log: cfg.Logger, logs: logs}
 	a.bg, a.stop = context.WithCancel(context.Background())
 	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
