@@ -110,6 +110,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 		cfg.Logger = NewLogger(cfg, w)
 	}
+	// No log line shows a configured secret, whoever writes it.
+	cfg.Logger = slog.New(newRedactHandler(cfg.Logger.Handler(), secretsOf(cfg.Options)))
 	a := &App{cfg: cfg, log: cfg.Logger, logs: logs}
 	a.bg, a.stop = context.WithCancel(context.Background())
 	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
@@ -182,9 +184,10 @@ func (a *App) wire(ctx context.Context) error {
 		RefreshTTL: cfg.RefreshTTL,
 		OTP: account.OTPPolicy{TTL: cfg.OTPTTL, ResendInterval: cfg.OTPResendInterval,
 			HourlyLimit: cfg.OTPHourlyLimit, MaxAttempts: 5},
-		Lockout:     account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
-		Delivery:    cfg.OTPDelivery,
-		ConsoleIdle: cfg.ConsoleIdle,
+		Lockout:      account.LockoutPolicy{Threshold: cfg.LockoutThreshold, Duration: cfg.LockoutDuration},
+		Delivery:     cfg.OTPDelivery,
+		ConsoleIdle:  cfg.ConsoleIdle,
+		ReauthWindow: cfg.ReauthWindow,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
@@ -196,7 +199,7 @@ func (a *App) wire(ctx context.Context) error {
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -209,7 +212,7 @@ func (a *App) wire(ctx context.Context) error {
 		return fmt.Errorf("console key: %w", err)
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
@@ -221,6 +224,7 @@ func (a *App) wire(ctx context.Context) error {
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
+		Reauth:        a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,

@@ -86,6 +86,10 @@ type Options struct {
 	OIDCName           string
 
 	ConsoleIdle time.Duration
+	// ReauthWindow is how long a sign-in or re-authentication lets a
+	// session change how the account signs in (README "Recent
+	// authentication").
+	ReauthWindow time.Duration
 }
 
 // Injections are not settings: what tests and the command line hand the
@@ -238,6 +242,15 @@ func settings() []setting {
 		}},
 		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Options) *string { return &c.OIDCName })},
 		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Options) *time.Duration { return &c.ConsoleIdle })},
+		{"COUNSEL_REAUTH_WINDOW", "10m", "how long a sign-in or re-authentication lets a session change how the account signs in (password, authenticator app); at least 1s", func(c *Options, v string) error {
+			if err := dur(func(c *Options) *time.Duration { return &c.ReauthWindow })(c, v); err != nil {
+				return err
+			}
+			if c.ReauthWindow < time.Second {
+				return fmt.Errorf("want at least 1s, got %q", v)
+			}
+			return nil
+		}},
 	}
 }
 

@@ -39,8 +39,9 @@ func TestLoadConfig(t *testing.T) {
 		is.Equal(c.OTPDelivery, "response")
 		is.Equal(c.SigningProvider, "embedded")
 		is.Equal(c.AdminEmail, "admin@localhost")
-		is.Equal(c.LinkTTL, time.Hour)     // signed template document links
-		is.Equal(len(c.FrameAncestors), 0) // no site may frame the signer's pages
+		is.Equal(c.LinkTTL, time.Hour)           // signed template document links
+		is.Equal(len(c.FrameAncestors), 0)       // no site may frame the signer's pages
+		is.Equal(c.ReauthWindow, 10*time.Minute) // recent authentication
 	})
 	t.Run("environment, then flags", func(t *testing.T) {
 		is := is.New(t)
@@ -84,6 +85,9 @@ func TestLoadConfig(t *testing.T) {
 		{"totp issuer with a colon", map[string]string{"COUNSEL_TOTP_ISSUER": "Smith: Law"}, "COUNSEL_TOTP_ISSUER"},
 		{"blank totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": "  "}, "COUNSEL_TOTP_ISSUER"},
 		{"long totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": strings.Repeat("x", 101)}, "COUNSEL_TOTP_ISSUER"},
+		{"reauth window under a second", map[string]string{"COUNSEL_REAUTH_WINDOW": "500ms"}, "COUNSEL_REAUTH_WINDOW"},
+		{"reauth window zero", map[string]string{"COUNSEL_REAUTH_WINDOW": "0"}, "COUNSEL_REAUTH_WINDOW"},
+		{"reauth window not a duration", map[string]string{"COUNSEL_REAUTH_WINDOW": "soon"}, "COUNSEL_REAUTH_WINDOW"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

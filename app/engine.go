@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"time"
 
 	"counsel/adapters/postgres"
@@ -21,14 +20,6 @@ func Engine(db string) string {
 		return "postgres"
 	}
 	return "sqlite"
-}
-
-// RedactDSN returns dsn fit for output: a URL's password masked.
-func RedactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && postgres.IsURL(dsn) {
-		return u.Redacted()
-	}
-	return dsn
 }
 
 // AccountStore is the account store with what commands and housekeeping

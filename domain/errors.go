@@ -15,17 +15,18 @@ import (
 
 // Error codes shared by every module. Each maps to one HTTP status.
 const (
-	EINVALID        = "invalid"         // 400: malformed or invalid input
-	EUNAUTHORIZED   = "unauthorized"    // 401: missing or bad credentials
-	EFORBIDDEN      = "forbidden"       // 403: authenticated but not permitted
-	ENOTFOUND       = "not_found"       // 404: unknown id
-	ECONFLICT       = "conflict"        // 409: clashes with the current state
-	ETOOLARGE       = "too_large"       // 413: body or file too large
-	EUNSUPPORTED    = "unsupported"     // 415: media type not accepted
-	ERATELIMITED    = "rate_limited"    // 429: too many requests
-	EINTERNAL       = "internal"        // 500: a bug or an unexpected failure
-	ENOTIMPLEMENTED = "not_implemented" // 501: not offered by this configuration
-	EUPSTREAM       = "upstream"        // 502: the signing or identity provider failed
+	EINVALID        = "invalid"                   // 400: malformed or invalid input
+	EUNAUTHORIZED   = "unauthorized"              // 401: missing or bad credentials
+	EFORBIDDEN      = "forbidden"                 // 403: authenticated but not permitted
+	EREAUTH         = "reauthentication_required" // 403: the session must authenticate again first
+	ENOTFOUND       = "not_found"                 // 404: unknown id
+	ECONFLICT       = "conflict"                  // 409: clashes with the current state
+	ETOOLARGE       = "too_large"                 // 413: body or file too large
+	EUNSUPPORTED    = "unsupported"               // 415: media type not accepted
+	ERATELIMITED    = "rate_limited"              // 429: too many requests
+	EINTERNAL       = "internal"                  // 500: a bug or an unexpected failure
+	ENOTIMPLEMENTED = "not_implemented"           // 501: not offered by this configuration
+	EUPSTREAM       = "upstream"                  // 502: the signing or identity provider failed
 )
 
 // Error is an application error with a code that clients may act on and a

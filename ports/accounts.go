@@ -217,3 +217,21 @@ type ConsoleAccounts interface {
 	// ConsoleLogout revokes the session of a cookie value.
 	ConsoleLogout(ctx context.Context, cookie string) error
 }
+
+// Reauthenticator is recent authentication (README "Recent
+// authentication"): the accounts service. Every use case that changes how
+// its caller signs in (the caller's own password, authenticator app,
+// passkeys, API keys) calls RequireRecentAuth first.
+type Reauthenticator interface {
+	// RequireRecentAuth returns the caller when their session signed in or
+	// re-authenticated within the window (COUNSEL_REAUTH_WINDOW), else
+	// EREAUTH. A non-empty currentPassword (a password change's) is
+	// checked instead: EUNAUTHORIZED when wrong (it counts toward the
+	// lockout). EUNAUTHORIZED without a caller.
+	RequireRecentAuth(ctx context.Context, currentPassword string) (account.Principal, error)
+	// Reauthenticate renews the caller's session with the password and
+	// the second factor (an emailed code, an app code or a recovery code),
+	// as a sign-in checks them. EINVALID for a missing field,
+	// EUNAUTHORIZED for wrong credentials (counted toward the lockout).
+	Reauthenticate(ctx context.Context, password, otp string) (account.Reauthentication, error)
+}

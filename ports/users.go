@@ -127,14 +127,16 @@ type UserService interface {
 	// DeleteUser soft-deletes a user (UsersDelete). ENOTFOUND; ECONFLICT
 	// for the caller themselves or the last system administrator.
 	DeleteUser(ctx context.Context, id int64) error
-	// ChangePassword sets a user's password: the caller's own always,
-	// another's with UsersEdit. id 0 means the caller. EINVALID,
-	// EFORBIDDEN, ENOTFOUND.
-	ChangePassword(ctx context.Context, id int64, password string) error
-	// ResetTOTP removes a user's authenticator-app enrolment and revokes
-	// the user's sessions (UsersEdit; only a system administrator may reset
-	// another system administrator, as for passwords). EFORBIDDEN,
-	// ENOTFOUND; no error when the user has no enrolment.
+	// ChangePassword sets a user's password: the caller's own with recent
+	// authentication or the correct currentPassword (EREAUTH,
+	// EUNAUTHORIZED), another's with UsersEdit. id 0 means the caller.
+	// EINVALID, EFORBIDDEN, ENOTFOUND.
+	ChangePassword(ctx context.Context, id int64, password, currentPassword string) error
+	// ResetTOTP removes another user's authenticator-app enrolment and
+	// revokes that user's sessions (UsersEdit; only a system administrator
+	// may reset another system administrator, as for passwords; never the
+	// caller's own: EFORBIDDEN). EFORBIDDEN, ENOTFOUND; no error when the
+	// user has no enrolment.
 	ResetTOTP(ctx context.Context, id int64) error
 
 	// Offices lists every office (any caller).

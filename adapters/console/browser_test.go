@@ -53,7 +53,10 @@ func axeScript(t *testing.T) string {
 }
 
 // newChrome starts a headless Chromium with a throwaway profile.
-func newChrome(t *testing.T) context.Context {
+func newChrome(t *testing.T) context.Context { return newChromeFor(t, 5*time.Minute) }
+
+// newChromeFor is newChrome whose actions must end within d.
+func newChromeFor(t *testing.T, d time.Duration) context.Context {
 	bin := chromium(t)
 	// Chromium may still write to its profile as it exits, which
 	// t.TempDir's strict cleanup reports; this removal runs last.
@@ -72,7 +75,7 @@ func newChrome(t *testing.T) context.Context {
 	ctx, cancel2 := chromedp.NewContext(actx)
 	t.Cleanup(cancel2)
 	// Generous: under -race on a loaded machine axe alone takes seconds a page.
-	ctx, cancel3 := context.WithTimeout(ctx, 5*time.Minute)
+	ctx, cancel3 := context.WithTimeout(ctx, d)
 	t.Cleanup(cancel3)
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)

@@ -32,8 +32,10 @@ import (
 
 // Services are the use cases the console calls.
 type Services struct {
-	Accounts      ports.ConsoleAccounts
-	TOTP          ports.TOTPService
+	Accounts ports.ConsoleAccounts
+	TOTP     ports.TOTPService
+	// Reauth renews the session on the "Confirm it's you" page.
+	Reauth        ports.Reauthenticator
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
@@ -166,6 +168,10 @@ func (c *console) routes() []route {
 		{method: "GET", path: "/console/login/idp/callback", public: true, h: c.idpCallback},
 		{method: "POST", path: "/console/logout", h: c.logout},
 
+		{method: "GET", path: "/console/confirm", h: c.confirmShow},
+		{method: "POST", path: "/console/confirm", h: c.confirmCheck},
+		{method: "POST", path: "/console/confirm/code", h: c.confirmCode},
+
 		{method: "GET", path: "/console/account", h: c.accountShow},
 		{method: "POST", path: "/console/account/password", h: c.accountPassword},
 		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
@@ -241,7 +247,12 @@ func (c *console) guard(rt route) http.Handler {
 				return
 			}
 			if !ok {
-				c.clearCookie(w, sessionCookie)
+				// Clear only a cookie the browser sent: a request without
+				// one (a cross-site post under SameSite=Lax carries none)
+				// must not sign out the session the browser still holds.
+				if _, err := r.Cookie(sessionCookie); err == nil {
+					c.clearCookie(w, sessionCookie)
+				}
 				http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 				return
 			}

@@ -105,7 +105,7 @@ func (c *console) accountPassword(w http.ResponseWriter, r *http.Request, p *pag
 		c.render(w, r, http.StatusBadRequest, "account", p)
 		return
 	}
-	if err := c.svc.Users.ChangePassword(r.Context(), 0, pw); err != nil {
+	if err := c.svc.Users.ChangePassword(r.Context(), 0, pw, ""); err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) && de.Fields["password"] != nil {
 			fields := maps.Clone(de.Fields)

@@ -307,6 +307,9 @@ func (c *console) fail(w http.ResponseWriter, r *http.Request, p *page, err erro
 		c.clearCookie(w, sessionCookie)
 		http.Redirect(w, r, "/console/login", http.StatusSeeOther)
 		return
+	case domain.EREAUTH:
+		c.confirmRedirect(w, r)
+		return
 	}
 	setRetry(w, err)
 	c.errorPage(w, r, statusOf(code), errorPages[code].title, domain.ErrorMessage(err))
@@ -325,7 +328,7 @@ func setRetry(w http.ResponseWriter, err error) {
 func (c *console) formFail(w http.ResponseWriter, r *http.Request, p *page, tmpl string, err error) {
 	code := domain.ErrorCode(err)
 	switch code {
-	case domain.EINTERNAL, domain.ENOTIMPLEMENTED, domain.EUNAUTHORIZED:
+	case domain.EINTERNAL, domain.ENOTIMPLEMENTED, domain.EUNAUTHORIZED, domain.EREAUTH:
 		c.fail(w, r, p, err)
 		return
 	}

@@ -82,9 +82,5 @@ func (c *console) userResetTOTP(w http.ResponseWriter, r *http.Request, p *page)
 		c.userActionFail(w, r, p, id, err)
 		return
 	}
-	if id == p.Principal.UserID {
-		c.redirect(w, r, "/console/account", "Your authenticator app was reset.")
-		return
-	}
 	c.redirect(w, r, "/console/users/"+strconv.FormatInt(id, 10), "Authenticator app reset; they sign in with emailed codes again.")
 }

@@ -239,7 +239,7 @@ func (c *console) userActive(w http.ResponseWriter, r *http.Request, p *page) {
 // userPassword sets another user's password (their sessions end).
 func (c *console) userPassword(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
-	if err := c.svc.Users.ChangePassword(r.Context(), id, p.Form.Get("password")); err != nil {
+	if err := c.svc.Users.ChangePassword(r.Context(), id, p.Form.Get("password"), ""); err != nil {
 		p.Form.Del("password")
 		c.userActionFail(w, r, p, id, err)
 		return

@@ -20,6 +20,35 @@ func (s *server) accountRoutes() []route {
 			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshIn"), resp: ref("TokenResult"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
 		{method: "POST", path: "/api/account/logout", access: authorized, handler: s.handleLogout(),
 			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutIn"), errs: []int{400}}},
+		{method: "POST", path: "/api/account/reauthenticate", access: authorized, limited: true, module: true,
+			handler: s.need(s.svc.Reauth != nil, "re-authentication is", s.handleReauthenticate()),
+			op: op{summary: "Confirm it's you: renew this session's recent authentication with your password and second factor (an emailed code from get-otp, the app's code or a recovery code); factor changes need it within COUNSEL_REAUTH_WINDOW (401 for wrong credentials, counted toward the lockout)",
+				tag: "account", body: ref("ReauthenticateIn"), resp: ref("Reauthentication"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 403}}},
+	}
+}
+
+type reauthenticateIn struct {
+	Password string `json:"password" required:"true"`
+	OTP      string `json:"otp" required:"true" doc:"the second factor: a code from get-otp, or with an authenticator app on, the app's current code or an unused recovery code"`
+}
+
+type reauthenticationDTO struct {
+	AuthenticatedAt Time `json:"authenticatedAt" doc:"when this session authenticated (now)"`
+	ValidUntil      Time `json:"validUntil" doc:"until when this session may change how you sign in (password, authenticator app, passkeys, API keys)"`
+}
+
+func (s *server) handleReauthenticate() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in reauthenticateIn
+		if err := decode(r, &in); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		res, err := s.svc.Reauth.Reauthenticate(r.Context(), in.Password, in.OTP)
+		if err == nil {
+			w.Header().Set("Cache-Control", "no-store")
+		}
+		s.reply(w, r, http.StatusOK, reauthenticationDTO{AuthenticatedAt: Time(res.AuthenticatedAt), ValidUntil: Time(res.ValidUntil)}, err)
 	}
 }
 

@@ -36,12 +36,17 @@ var problemTypes = map[int]string{
 	http.StatusServiceUnavailable:    "/problems/unavailable",
 }
 
+// reauthRequired is the type of the one 403 a client can cure itself:
+// re-authenticate (POST /api/account/reauthenticate), then retry.
+const reauthRequired = "/problems/reauthentication-required"
+
 // codes maps each domain error code to its status: the one place where
 // application errors become HTTP.
 var codes = map[string]int{
 	domain.EINVALID:        http.StatusBadRequest,
 	domain.EUNAUTHORIZED:   http.StatusUnauthorized,
 	domain.EFORBIDDEN:      http.StatusForbidden,
+	domain.EREAUTH:         http.StatusForbidden,
 	domain.ENOTFOUND:       http.StatusNotFound,
 	domain.ECONFLICT:       http.StatusConflict,
 	domain.ETOOLARGE:       http.StatusRequestEntityTooLarge,
@@ -79,6 +84,9 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code, status = domain.EINTERNAL, http.StatusInternalServerError
 	}
 	p := problem{Status: status, Detail: domain.ErrorMessage(err)}
+	if code == domain.EREAUTH {
+		p.Type = reauthRequired
+	}
 	var de *domain.Error
 	if errors.As(err, &de) {
 		p.Errors = de.Fields

@@ -96,6 +96,8 @@ func components() []component {
 		c("SigningBuilderToken", typeOf[builderTokenDTO]()),
 		c("SigningVerification", typeOf[verificationDTO]()),
 		c("SigningWebhookResult", typeOf[webhookResultDTO]()),
+		c("ReauthenticateIn", typeOf[reauthenticateIn]()),
+		c("Reauthentication", typeOf[reauthenticationDTO]()),
 	}
 }
 
@@ -106,6 +108,7 @@ func enumerations() map[string]js {
 	for _, t := range problemTypes {
 		types = append(types, t)
 	}
+	types = append(types, reauthRequired)
 	sort.Strings(types)
 	var actions []string
 	for _, a := range contract.AllActions() {
@@ -114,7 +117,7 @@ func enumerations() map[string]js {
 	statusDesc := "a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
 	typeDesc := "a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code"
 	return map[string]js{
-		"ProblemType":    described(enum(types...), "the kind of problem; one type per status"),
+		"ProblemType":    described(enum(types...), "the kind of problem; one type per status, but for 403's reauthentication-required (re-authenticate, then retry)"),
 		"ContractStatus": described(enum(statusNames()...), statusDesc),
 		"ContractType":   described(enum(typeNames()...), typeDesc),
 		"ContractAction": enum(actions...),

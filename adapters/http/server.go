@@ -46,6 +46,8 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Reauth is recent authentication (POST /api/account/reauthenticate).
+	Reauth ports.Reauthenticator
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 	// Console is the browser console, mounted at /console (and / redirects

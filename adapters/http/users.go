@@ -44,10 +44,10 @@ func (s *server) userRoutes() []route {
 			op: op{summary: "Soft-delete a user: no sign-in, sessions revoked, hidden from lists; records kept (409 for yourself or the last system administrator)",
 				tag: "users", ok: 204, errs: []int{404, 409}}},
 		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
-			op: op{summary: "Change your password, or another user's with UsersEdit; revokes that user's sessions", tag: "users",
-				body: ref("ChangePasswordIn"), errs: []int{400, 403, 404}}},
+			op: op{summary: "Change your password (with recent authentication or currentPassword: else 403 reauthentication-required; a wrong currentPassword is a 401), or another user's with UsersEdit; revokes that user's sessions", tag: "users",
+				body: ref("ChangePasswordIn"), errs: []int{400, 401, 403, 404}}},
 		{method: "DELETE", path: "/api/users/{id:[0-9]+}/totp", access: perm(account.UsersEdit), handler: s.handleResetTOTP(),
-			op: op{summary: "Remove a user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; 204 also when none was enrolled)",
+			op: op{summary: "Remove another user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; your own id is a 403: use DELETE /api/account/totp; 204 also when none was enrolled)",
 				tag: "users", ok: 204, errs: []int{403, 404, 501}}},
 		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/add", access: perm(account.OfferingsEdit), handler: s.handleReviewers(true),
 			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersIn"),
@@ -206,7 +206,7 @@ func (s *server) handleChangePassword() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		err := s.svc.Users.ChangePassword(r.Context(), in.ID, in.Password)
+		err := s.svc.Users.ChangePassword(r.Context(), in.ID, in.Password, in.CurrentPassword)
 		s.reply(w, r, http.StatusOK, nil, err)
 	}
 }

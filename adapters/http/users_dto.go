@@ -175,16 +175,18 @@ func (in userIn) input() (user.Input, error) {
 	return out, f.Err()
 }
 
-// changePasswordIn is the spec's input of a password change: only id and
-// password are read; the other fields are ignored, whatever their type.
+// changePasswordIn is the spec's input of a password change: only id,
+// password and currentPassword are read; the other fields are ignored,
+// whatever their type.
 type changePasswordIn struct {
-	ID        int64  `json:"id" doc:"the user; absent or 0: the caller"`
-	Password  string `json:"password" required:"true" doc:"the new password, 8 to 128 characters"`
-	Email     any    `json:"email" doc:"ignored"`
-	FirstName any    `json:"firstName" doc:"ignored"`
-	LastName  any    `json:"lastName" doc:"ignored"`
-	OfficeID  any    `json:"officeId" doc:"ignored"`
-	Address   any    `json:"address" doc:"ignored"`
+	ID              int64  `json:"id" doc:"the user; absent or 0: the caller"`
+	Password        string `json:"password" required:"true" doc:"the new password, 8 to 128 characters"`
+	CurrentPassword string `json:"currentPassword" doc:"your current password, when changing your own: it stands in for recent authentication (a wrong one is a 401, counted toward the lockout)"`
+	Email           any    `json:"email" doc:"ignored"`
+	FirstName       any    `json:"firstName" doc:"ignored"`
+	LastName        any    `json:"lastName" doc:"ignored"`
+	OfficeID        any    `json:"officeId" doc:"ignored"`
+	Address         any    `json:"address" doc:"ignored"`
 }
 
 // reviewersIn names the users whose permission to review changes.

@@ -113,6 +113,11 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		} else if err := saveOTP(ctx, x, email, st.OTP); err != nil {
 			return err
 		}
+		if st.Reauthenticated != "" {
+			if err := sqlrow.RenewAuthentication(ctx, x, dialect{}, st.Reauthenticated, userID, st.ReauthenticatedAt); err != nil {
+				return err
+			}
+		}
 		if st.NewSession != nil {
 			return insertSession(ctx, x, *st.NewSession, st.RefreshHash)
 		}
@@ -133,17 +138,20 @@ func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, re
 	return nil
 }
 
-const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
+// sessionCols ends with when the session last authenticated: its
+// sign-in (created_at) until a re-authentication sets authenticated_at.
+const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at, COALESCE(s.authenticated_at, s.created_at)`
 
 func scanSession(row interface{ Scan(...any) error }, extra ...any) (account.Session, error) {
 	var ss account.Session
-	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &ss.CreatedAt, &ss.ExpiresAt, &ss.RevokedAt}, extra...)
+	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &ss.CreatedAt, &ss.ExpiresAt, &ss.RevokedAt, &ss.AuthenticatedAt}, extra...)
 	if err := row.Scan(dest...); noRows(err) {
 		return ss, sqlrow.NotFound("session")
 	} else if err != nil {
 		return ss, err
 	}
 	ss.CreatedAt, ss.ExpiresAt, ss.RevokedAt = utc(ss.CreatedAt), utc(ss.ExpiresAt), utcp(ss.RevokedAt)
+	ss.AuthenticatedAt = utc(ss.AuthenticatedAt)
 	return ss, nil
 }
 

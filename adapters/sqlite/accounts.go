@@ -112,6 +112,11 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		} else if err := saveOTP(ctx, tx, email, st.OTP); err != nil {
 			return err
 		}
+		if st.Reauthenticated != "" {
+			if err := sqlrow.RenewAuthentication(ctx, sq{tx}, dialect{}, st.Reauthenticated, userID, st.ReauthenticatedAt); err != nil {
+				return err
+			}
+		}
 		if st.NewSession != nil {
 			return insertSession(ctx, tx, *st.NewSession, st.RefreshHash)
 		}
@@ -142,19 +147,22 @@ func (s *AccountStore) CreateSession(ctx context.Context, ss account.Session, re
 	return nil
 }
 
-const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at`
+// sessionCols ends with when the session last authenticated: its
+// sign-in (created_at) until a re-authentication sets authenticated_at.
+const sessionCols = `s.id, s.user_id, s.method, s.created_at, s.expires_at, s.revoked_at, COALESCE(s.authenticated_at, s.created_at)`
 
 func scanSession(row rowScanner, extra ...any) (account.Session, error) {
 	var ss account.Session
-	var created, expires int64
+	var created, expires, authed int64
 	var revoked sql.NullInt64
-	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &created, &expires, &revoked}, extra...)
+	dest := append([]any{&ss.ID, &ss.UserID, &ss.Method, &created, &expires, &revoked, &authed}, extra...)
 	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return ss, sqlrow.NotFound("session")
 	} else if err != nil {
 		return ss, err
 	}
 	ss.CreatedAt, ss.ExpiresAt, ss.RevokedAt = fromMs(created), fromMs(expires), fromNullMs(revoked)
+	ss.AuthenticatedAt = fromMs(authed)
 	return ss, nil
 }
 

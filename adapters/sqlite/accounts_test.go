@@ -253,7 +253,7 @@ func TestLogin(t *testing.T) {
 	t.Run("success creates the session with its refresh hash and clears the lock", func(t *testing.T) {
 		is := is.New(t)
 		setCode(t)
-		ss := account.Session{ID: "sess-login", UserID: uid, Method: account.MethodPassword, CreatedAt: t0, ExpiresAt: t0.Add(720 * time.Hour)}
+		ss := account.Session{ID: "sess-login", UserID: uid, Method: account.MethodPassword, CreatedAt: t0, ExpiresAt: t0.Add(720 * time.Hour), AuthenticatedAt: t0}
 		err := s.Login(ctx, uid, "user@example.com", func(st *account.LoginState) error {
 			st.Credentials.FailedLogins, st.Credentials.LockedUntil = 0, time.Time{}
 			st.OTP.Consume()
@@ -319,6 +319,7 @@ func newSession(t *testing.T, s *AccountStore, id string, uid int64, hash string
 	if err := s.CreateSession(context.Background(), ss, []byte(hash)); err != nil {
 		t.Fatalf("create session: %v", err)
 	}
+	ss.AuthenticatedAt = t0 // until a re-authentication, the sign-in
 	return ss
 }
 

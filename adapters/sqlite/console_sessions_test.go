@@ -18,7 +18,7 @@ func TestConsoleSessions(t *testing.T) {
 	uid := addUser(t, s, "c@example.com")
 	is := is.New(t)
 	ss := account.Session{ID: "console-1", UserID: uid, Method: account.MethodPassword, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
-		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash"), LastSeen: t0}
+		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash"), LastSeen: t0, AuthenticatedAt: t0}
 	is.NoErr(s.CreateSession(ctx, ss, nil)) // no refresh token
 	got, err := s.ConsoleSession(ctx, []byte("cookie-hash"))
 	is.NoErr(err)

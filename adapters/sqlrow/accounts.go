@@ -151,3 +151,17 @@ func SaveTOTPAccount(ctx context.Context, x Querier, tc Times, userID int64, st 
 	}
 	return true, nil
 }
+
+// RenewAuthentication records that session id of userID authenticated
+// again at at. ENOTFOUND when it is not a live session of that user.
+func RenewAuthentication(ctx context.Context, x Querier, tc Times, id string, userID int64, at time.Time) error {
+	n, err := x.Exec(ctx, `UPDATE sessions SET authenticated_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL`,
+		tc.Arg(at), id, userID)
+	if err != nil {
+		return fmt.Errorf("renew the authentication of session of user %d: %w", userID, err)
+	}
+	if n == 0 {
+		return NotFound("session")
+	}
+	return nil
+}

@@ -102,5 +102,5 @@ func (s *Service) principal(ctx context.Context, c account.AccessClaims, now tim
 	} else if err != nil {
 		return account.Principal{}, err
 	}
-	return account.Principal{UserID: c.UserID, SessionID: c.SessionID, Permissions: perms, SystemAdmin: admin}, nil
+	return account.Principal{UserID: c.UserID, SessionID: c.SessionID, Permissions: perms, SystemAdmin: admin, AuthenticatedAt: ss.AuthenticatedAt}, nil
 }

@@ -52,7 +52,7 @@ func (s *Service) ConsoleAuthenticate(ctx context.Context, cookie string) (accou
 			return account.Principal{}, err
 		}
 	}
-	return account.Principal{UserID: ss.UserID, SessionID: ss.ID, Permissions: perms, SystemAdmin: admin}, nil
+	return account.Principal{UserID: ss.UserID, SessionID: ss.ID, Permissions: perms, SystemAdmin: admin, AuthenticatedAt: ss.AuthenticatedAt}, nil
 }
 
 // ConsoleLogout revokes the console session of cookie (no error when it

@@ -45,6 +45,10 @@ type Config struct {
 	SessionRecheck time.Duration
 	// ConsoleIdle ends a console session unused for this long; 0 never.
 	ConsoleIdle time.Duration
+	// ReauthWindow is how long a sign-in or re-authentication lets a
+	// session change the account's factors (RequireRecentAuth); 0 means
+	// account.DefaultReauthWindow.
+	ReauthWindow time.Duration
 }
 
 // Store is the part of ports.AccountStore sign-in uses (the contracts
@@ -116,6 +120,9 @@ func New(cfg Config, d Deps) *Service {
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ReauthWindow <= 0 {
+		cfg.ReauthWindow = account.DefaultReauthWindow
 	}
 	if cfg.SessionRecheck <= 0 {
 		cfg.SessionRecheck = 2 * time.Second
@@ -292,7 +299,7 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 }
 
 func (s *Service) newSession(userID int64, method, kind, secret string, now time.Time) account.Session {
-	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind}
+	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind, AuthenticatedAt: now}
 	if kind == account.SessionConsole {
 		ss.TokenHash, ss.LastSeen = hashToken(secret), now
 	}

@@ -69,9 +69,10 @@ func (s *Service) TOTPStatus(ctx context.Context) (account.TOTPStatus, error) {
 	return st.TOTP.Status(), nil
 }
 
-// EnrollTOTP implements ports.TOTPService.
+// EnrollTOTP implements ports.TOTPService. Like every change of a
+// factor, it needs recent authentication (RequireRecentAuth).
 func (s *Service) EnrollTOTP(ctx context.Context) (account.TOTPEnrolment, error) {
-	p, err := caller(ctx)
+	p, err := s.RequireRecentAuth(ctx, "")
 	if err != nil {
 		return account.TOTPEnrolment{}, err
 	}
@@ -103,7 +104,7 @@ func (s *Service) EnrollTOTP(ctx context.Context) (account.TOTPEnrolment, error)
 
 // ConfirmTOTP implements ports.TOTPService.
 func (s *Service) ConfirmTOTP(ctx context.Context, code string) ([]string, error) {
-	p, err := caller(ctx)
+	p, err := s.RequireRecentAuth(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, code string) ([]string, error
 
 // DisableTOTP implements ports.TOTPService.
 func (s *Service) DisableTOTP(ctx context.Context, password, code string) error {
-	p, err := caller(ctx)
+	p, err := s.RequireRecentAuth(ctx, "")
 	if err != nil {
 		return err
 	}

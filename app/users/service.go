@@ -39,6 +39,14 @@ type Deps struct {
 	Access interface{ Invalidate() }
 	// TOTP resets authenticator-app enrolments (the accounts service).
 	TOTP ports.TOTPResetter
+	// Recent is the rule of recent authentication before changing one's
+	// own password (the accounts service).
+	Recent RecentAuth
+}
+
+// RecentAuth is the part of ports.Reauthenticator the service calls.
+type RecentAuth interface {
+	RequireRecentAuth(ctx context.Context, currentPassword string) (account.Principal, error)
 }
 
 // Service implements ports.UserService.
@@ -247,14 +255,23 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 
 // ChangePassword implements ports.UserService. The accounts service
 // validates, hashes, revokes the sessions and invalidates cached
-// principals.
-func (s *Service) ChangePassword(ctx context.Context, id int64, password string) error {
+// principals. Changing one's own password changes a factor: it needs
+// recent authentication, or currentPassword (RequireRecentAuth).
+func (s *Service) ChangePassword(ctx context.Context, id int64, password, currentPassword string) error {
 	p, err := account.Require(ctx)
 	if err != nil {
 		return err
 	}
 	if id == 0 {
 		id = p.UserID
+	}
+	if id == p.UserID {
+		if s.d.Recent == nil {
+			return domain.Errorf(domain.ENOTIMPLEMENTED, "password changes are not available in this configuration")
+		}
+		if _, err := s.d.Recent.RequireRecentAuth(ctx, currentPassword); err != nil {
+			return err
+		}
 	}
 	if id != p.UserID && !p.Can(account.UsersEdit) {
 		return domain.Errorf(domain.EFORBIDDEN, "changing another user's password requires the UsersEdit permission")
@@ -268,11 +285,15 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password string)
 	return s.d.Passwords.SetPassword(ctx, id, password, roleCheck(p, id, nil))
 }
 
-// ResetTOTP implements ports.UserService. The caller's own session
-// survives when administrators reset themselves.
+// ResetTOTP implements ports.UserService. It is for other users only:
+// one's own app is turned off through the account routes, which need the
+// password, a code and recent authentication (account.CheckNotSelf).
 func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	p, err := account.Require(ctx, account.UsersEdit)
 	if err != nil {
+		return err
+	}
+	if err := account.CheckNotSelf(p, id, "reset the authenticator app"); err != nil {
 		return err
 	}
 	if s.d.TOTP == nil {
@@ -283,11 +304,7 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
-	keep := ""
-	if id == p.UserID {
-		keep = p.SessionID
-	}
-	return s.d.TOTP.ResetTOTP(ctx, id, keep, roleCheck(p, id, nil))
+	return s.d.TOTP.ResetTOTP(ctx, id, "", roleCheck(p, id, nil))
 }
 
 // Offices implements ports.UserService.

@@ -169,7 +169,7 @@ func TestTakeoverCheckSeesTheTransaction(t *testing.T) {
 			if tt.totp {
 				err = svc.ResetTOTP(ctx, 42)
 			} else {
-				err = svc.ChangePassword(ctx, 42, "a long enough passphrase")
+				err = svc.ChangePassword(ctx, 42, "a long enough passphrase", "")
 			}
 			is.Equal(domain.ErrorCode(err), tt.code)
 			if tt.code != "" {

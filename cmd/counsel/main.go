@@ -59,7 +59,14 @@ environment variable (COUNSEL_DB, COUNSEL_ADDR, ...).
 `
 
 // run is the whole program, with its environment passed in.
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	// An error on the way out may quote a database URL (a driver's
+	// message): it is printed without passwords or configured secrets.
+	defer func() {
+		err = app.RedactError(err, app.Options{DB: getenv("COUNSEL_DB"), SMTPPassword: getenv("COUNSEL_SMTP_PASSWORD"),
+			OIDCClientSecret: getenv("COUNSEL_OIDC_CLIENT_SECRET"), DocuSealAPIKey: getenv("COUNSEL_DOCUSEAL_API_KEY"),
+			DocuSealWebhookSecret: getenv("COUNSEL_DOCUSEAL_WEBHOOK_SECRET"), AdminPassword: getenv("COUNSEL_ADMIN_PASSWORD")})
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command given")
@@ -230,7 +237,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	cfg.Version = version
 	a, err := app.New(ctx, cfg)
 	if err != nil {
-		return err
+		return app.RedactError(err, cfg.Options)
 	}
 	defer func() { err = errors.Join(err, a.Close()) }()
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -239,7 +246,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv := app.NewHTTPServer(a.Handler())
 	base := "http://" + ln.Addr().String()
-	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", cfg.DB, "version", version)
+	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", app.RedactDSN(cfg.DB), "version", version)
 	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)
 	fmt.Fprintf(stdout, "Open the console at %s/console\n", base)
 	errc := make(chan error, 1)

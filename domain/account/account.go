@@ -143,6 +143,11 @@ type LoginState struct {
 	// succeeds; the store creates the session in the same transaction.
 	NewSession  *Session
 	RefreshHash []byte
+	// Reauthenticated, set by the caller after Login succeeds for a
+	// re-authentication, is the session whose AuthenticatedAt the store
+	// sets to ReauthenticatedAt in the same transaction.
+	Reauthenticated   string
+	ReauthenticatedAt time.Time
 }
 
 // LoginInput is the part of a sign-in attempt checked outside the
@@ -215,6 +220,9 @@ type Session struct {
 	Kind      string // SessionAPI ("" counts as API) or SessionConsole
 	TokenHash []byte // console only: SHA-256 of the cookie value
 	LastSeen  time.Time
+	// AuthenticatedAt is when the session last proved both factors: its
+	// sign-in, or the latest re-authentication.
+	AuthenticatedAt time.Time
 }
 
 // Active reports whether the session may still be used at now.

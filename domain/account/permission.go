@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"strings"
+	"time"
 
 	"counsel/domain"
 )
@@ -139,6 +140,9 @@ type Principal struct {
 	Permissions PermissionSet
 	// SystemAdmin is true when one of the caller's roles is a system-admin role.
 	SystemAdmin bool
+	// AuthenticatedAt is when the caller's session last signed in or
+	// re-authenticated (CheckRecentAuth).
+	AuthenticatedAt time.Time
 }
 
 // Can reports whether the principal holds p.

@@ -21,13 +21,31 @@ func ConsoleSessionsSuite(t *testing.T, s Stores) {
 	uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "c@example.com", PasswordHash: "p"})
 	is.NoErr(err)
 	ss := account.Session{ID: "console-1", UserID: uid, Method: account.MethodPassword, CreatedAt: T0, ExpiresAt: T0.Add(time.Hour),
-		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash"), LastSeen: T0}
+		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash"), LastSeen: T0, AuthenticatedAt: T0}
 	is.NoErr(s.Accounts.CreateSession(ctx, ss, nil)) // no refresh token
 	got, err := s.Accounts.ConsoleSession(ctx, []byte("cookie-hash"))
 	is.NoErr(err)
 	is.Equal(got, ss) // every field
 	_, err = s.Accounts.SessionByRefreshHash(ctx, []byte("cookie-hash"))
 	is.Equal(code(err), domain.ENOTFOUND) // the cookie is no refresh token
+
+	// A re-authentication (a successful Login whose fn names the session)
+	// renews the session's authentication time, and only that session's.
+	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "console-2", UserID: uid, Method: account.MethodPassword, CreatedAt: T0, ExpiresAt: T0.Add(time.Hour),
+		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash-2"), LastSeen: T0}, nil))
+	is.NoErr(s.Accounts.Login(ctx, uid, "c@example.com", func(st *account.LoginState) error {
+		st.Reauthenticated, st.ReauthenticatedAt = "console-1", T0.Add(30*time.Second)
+		return nil
+	}))
+	got, _ = s.Accounts.ConsoleSession(ctx, []byte("cookie-hash"))
+	is.Equal(got.AuthenticatedAt, T0.Add(30*time.Second)) // renewed
+	other, _ := s.Accounts.Session(ctx, "console-2")
+	is.Equal(other.AuthenticatedAt, T0) // the other session keeps its sign-in time
+	err = s.Accounts.Login(ctx, uid, "c@example.com", func(st *account.LoginState) error {
+		st.Reauthenticated, st.ReauthenticatedAt = "no-such-session", T0
+		return nil
+	})
+	is.Equal(code(err), domain.ENOTFOUND) // only a live session of the user
 
 	is.NoErr(s.Accounts.TouchSession(ctx, "console-1", T0.Add(time.Minute)))
 	got, _ = s.Accounts.ConsoleSession(ctx, []byte("cookie-hash"))

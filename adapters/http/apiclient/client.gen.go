@@ -86,19 +86,20 @@ func (e ContractType) Valid() bool {
 
 // Defines values for ProblemType.
 const (
-	Problemsconflict             ProblemType = "/problems/conflict"
-	Problemsforbidden            ProblemType = "/problems/forbidden"
-	Problemsinternal             ProblemType = "/problems/internal"
-	ProblemsmethodNotAllowed     ProblemType = "/problems/method-not-allowed"
-	ProblemsnotFound             ProblemType = "/problems/not-found"
-	ProblemsnotImplemented       ProblemType = "/problems/not-implemented"
-	ProblemspayloadTooLarge      ProblemType = "/problems/payload-too-large"
-	ProblemsrateLimited          ProblemType = "/problems/rate-limited"
-	Problemsunauthorized         ProblemType = "/problems/unauthorized"
-	Problemsunavailable          ProblemType = "/problems/unavailable"
-	ProblemsunsupportedMediaType ProblemType = "/problems/unsupported-media-type"
-	Problemsupstream             ProblemType = "/problems/upstream"
-	Problemsvalidation           ProblemType = "/problems/validation"
+	Problemsconflict                 ProblemType = "/problems/conflict"
+	Problemsforbidden                ProblemType = "/problems/forbidden"
+	Problemsinternal                 ProblemType = "/problems/internal"
+	ProblemsmethodNotAllowed         ProblemType = "/problems/method-not-allowed"
+	ProblemsnotFound                 ProblemType = "/problems/not-found"
+	ProblemsnotImplemented           ProblemType = "/problems/not-implemented"
+	ProblemspayloadTooLarge          ProblemType = "/problems/payload-too-large"
+	ProblemsrateLimited              ProblemType = "/problems/rate-limited"
+	ProblemsreauthenticationRequired ProblemType = "/problems/reauthentication-required"
+	Problemsunauthorized             ProblemType = "/problems/unauthorized"
+	Problemsunavailable              ProblemType = "/problems/unavailable"
+	ProblemsunsupportedMediaType     ProblemType = "/problems/unsupported-media-type"
+	Problemsupstream                 ProblemType = "/problems/upstream"
+	Problemsvalidation               ProblemType = "/problems/validation"
 )
 
 // Valid indicates whether the value is a known member of the ProblemType enum.
@@ -119,6 +120,8 @@ func (e ProblemType) Valid() bool {
 	case ProblemspayloadTooLarge:
 		return true
 	case ProblemsrateLimited:
+		return true
+	case ProblemsreauthenticationRequired:
 		return true
 	case Problemsunauthorized:
 		return true
@@ -327,11 +330,11 @@ type Problem struct {
 	Status int                  `json:"status"`
 	Title  string               `json:"title"`
 
-	// Type the kind of problem; one type per status
+	// Type the kind of problem; one type per status, but for 403's reauthentication-required (re-authenticate, then retry)
 	Type ProblemType `json:"type"`
 }
 
-// ProblemType the kind of problem; one type per status
+// ProblemType the kind of problem; one type per status, but for 403's reauthentication-required (re-authenticate, then retry)
 type ProblemType string
 
 // Role defines model for Role.

@@ -1,0 +1,59 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+func TestRedactDSN(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"postgres://counsel:s3cret@db.example:5432/counsel?sslmode=require", "postgres://counsel:xxxxx@db.example:5432/counsel?sslmode=require"},
+		{"postgresql://counsel:p%40ss@db/counsel", "postgresql://counsel:xxxxx@db/counsel"},
+		{"postgres://counsel@db/counsel?password=s3cret&sslmode=disable", "postgres://counsel@db/counsel?password=xxxxx&sslmode=disable"},
+		{"host=db user=counsel password=s3cret dbname=counsel", "host=db user=counsel password=xxxxx dbname=counsel"},
+		{"host=db password='s3 cret\\'x' dbname=counsel", "host=db password=xxxxx dbname=counsel"},
+		{"host=db PASSWORD = s3cret", "host=db PASSWORD = xxxxx"},
+		{"postgres://counsel:s3cret@db:bad port/x", "postgres://counsel:xxxxx@db:bad port/x"},
+		{"./counsel.db", "./counsel.db"},
+		{"postgres://counsel@db/counsel", "postgres://counsel@db/counsel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			is := is.New(t)
+			got := RedactDSN(tt.in)
+			is.Equal(got, tt.want)                     // masked
+			is.True(!strings.Contains(got, "s3cret"))  // no password
+			is.True(!strings.Contains(got, "s3 cret")) // not even quoted
+		})
+	}
+}
+
+func TestRedactHandler(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	o := Options{DB: "postgres://u:db-secret-1@h/d", SMTPPassword: "smtp secret/2", OIDCClientSecret: "abc"}
+	var buf bytes.Buffer
+	log := slog.New(newRedactHandler(slog.NewTextHandler(&buf, nil), secretsOf(o)))
+	log.With("dsn", "db-secret-1").WithGroup("g").Info("failed: smtp secret/2",
+		"err", errors.New("cannot parse `postgres://u:db-secret-1@h/d`"),
+		"escaped", "smtp+secret%2F2", slog.Group("in", "v", fmt.Sprint([]string{"db-secret-1"})), "short", "abc")
+	out := buf.String()
+	is.True(!strings.Contains(out, "db-secret-1"))   // the database password
+	is.True(!strings.Contains(out, "smtp secret/2")) // the SMTP password
+	is.True(!strings.Contains(out, "smtp+secret"))   // also URL-escaped
+	is.True(strings.Contains(out, "xxxxx"))          // replaced
+	is.True(strings.Contains(out, "short=abc"))      // three characters are no secret worth blanking words for
+
+	err := RedactError(fmt.Errorf("open: %w", errors.New("failed to connect to host=h password=hunter22")), o)
+	is.True(!strings.Contains(err.Error(), "hunter22")) // a key=value password in a driver's message
+	is.True(!strings.Contains(RedactError(errors.New("x db-secret-1"), o).Error(), "db-secret-1"))
+	base := errors.New("cause db-secret-1")
+	is.True(errors.Is(RedactError(base, o), base)) // the cause is still there for errors.Is
+}
