@@ -14,10 +14,6 @@ import (
 	"counsel/ports"
 )
 
-// webhookSignatureHeader carries a DocuSeal webhook's signature
-// (API-DECISIONS 6).
-const webhookSignatureHeader = "X-Docuseal-Signature"
-
 // webhookMaxBody bounds a webhook's raw body.
 const webhookMaxBody = 1 << 20
 
@@ -327,7 +323,7 @@ func (s *server) handleSigningWebhook() http.HandlerFunc {
 			s.fail(w, r, domain.Errorf(domain.EINVALID, "the request body could not be read"))
 			return
 		}
-		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get(webhookSignatureHeader), body)
+		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get, body)
 		s.reply(w, r, http.StatusOK, webhookResultDTO{Received: true}, err)
 	}
 }
