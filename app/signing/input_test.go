@@ -25,7 +25,7 @@ func TestNormalizePhone(t *testing.T) {
 		{"+12345678", "+12345678", true}, // 8 digits
 		{"+123456789012345", "+123456789012345", true},
 		{"+1234567890123456", "", false}, // 16 digits
-		{"0400 000 001", "", false},       // no country code
+		{"0400 000 001", "", false},      // no country code
 		{"61 400 000 001", "", false},
 		{"+61 400 000 001 ext 2", "", false},
 		{"++61400000001", "", false},
