@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/docuseal"
 	"counsel/ports"
 )
 
@@ -70,6 +71,7 @@ type Options struct {
 	DocuSealURL           string
 	DocuSealAPIKey        string
 	DocuSealWebhookSecret string
+	DocuSealWebhookHeader string
 	DocuSealUserEmail     string
 
 	FirmName string
@@ -215,7 +217,8 @@ func settings() []setting {
 		{"COUNSEL_SIGNING_PROVIDER", "embedded", "embedded or docuseal", str(func(c *Options) *string { return &c.SigningProvider })},
 		{"COUNSEL_DOCUSEAL_URL", "", "DocuSeal API base URL, e.g. https://api.docuseal.com", str(func(c *Options) *string { return &c.DocuSealURL })},
 		{"COUNSEL_DOCUSEAL_API_KEY", "", "DocuSeal API key (X-Auth-Token)", str(func(c *Options) *string { return &c.DocuSealAPIKey })},
-		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks", func(c *Options, v string) error { c.DocuSealWebhookSecret = v; return nil }},
+		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks: the whsec_ value DocuSeal (2.5.3+) generates", func(c *Options, v string) error { c.DocuSealWebhookSecret = v; return nil }},
+		{"COUNSEL_DOCUSEAL_WEBHOOK_HEADER", "", `custom header of DocuSeal webhooks, "Name: value" (for DocuSeal before 2.5.3, which signs nothing)`, func(c *Options, v string) error { c.DocuSealWebhookHeader = v; return nil }},
 		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Options) *string { return &c.DocuSealUserEmail })},
 		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Options) *string { return &c.FirmName })},
 		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Options) *string { return &c.PDFCert })},
@@ -369,8 +372,11 @@ func (c Options) Validate() error {
 		if c.DocuSealURL == "" || c.DocuSealAPIKey == "" {
 			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_URL and COUNSEL_DOCUSEAL_API_KEY")
 		}
-		if c.DocuSealWebhookSecret == "" {
-			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_WEBHOOK_SECRET (the HMAC secret DocuSeal signs its webhooks with)")
+		if c.DocuSealWebhookSecret == "" && c.DocuSealWebhookHeader == "" {
+			bad("COUNSEL_SIGNING_PROVIDER=docuseal needs COUNSEL_DOCUSEAL_WEBHOOK_SECRET (the whsec_ secret DocuSeal shows in its webhook settings) or, for DocuSeal before 2.5.3, COUNSEL_DOCUSEAL_WEBHOOK_HEADER")
+		}
+		if _, _, err := docuseal.ParseWebhookHeader(c.DocuSealWebhookHeader); err != nil {
+			bad("COUNSEL_DOCUSEAL_WEBHOOK_HEADER: %s", strings.TrimPrefix(err.Error(), "WebhookHeader "))
 		}
 	default:
 		bad("COUNSEL_SIGNING_PROVIDER must be embedded or docuseal")

@@ -10,6 +10,7 @@ import (
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/smtp"
+	"counsel/adapters/totp"
 	signingapp "counsel/app/signing"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -39,12 +40,23 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	case "docuseal":
 		p, err := docuseal.New(docuseal.Config{
 			BaseURL: cfg.DocuSealURL, APIKey: cfg.DocuSealAPIKey, WebhookSecret: cfg.DocuSealWebhookSecret,
-			UserEmail: cfg.DocuSealUserEmail, Logger: a.log, Now: cfg.Clock.Now,
+			WebhookHeader: cfg.DocuSealWebhookHeader, UserEmail: cfg.DocuSealUserEmail, Logger: a.log, Now: cfg.Clock.Now,
 		})
 		if err != nil {
 			return err
 		}
-		deps.Provider = p
+		// DocuSeal returns signing links only when a submission is made:
+		// they are kept sealed under a key derived from the
+		// authenticator vault's.
+		key, err := a.db.TOTP.TOTPKey(ctx, func() ([]byte, error) { return randomBytes(cfg.Rand, totp.KeySize) })
+		if err != nil {
+			return fmt.Errorf("signing links key: %w", err)
+		}
+		links, err := totp.NewSealer(key, "docuseal signer links", cfg.Rand)
+		if err != nil {
+			return err
+		}
+		deps.Provider, deps.Links = p, links
 		a.Signing = signingapp.New(deps)
 		a.log.Info("signing provider: DocuSeal", "url", cfg.DocuSealURL, "webhook", a.issuer()+"/api/signing/webhook")
 		return nil

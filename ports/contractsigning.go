@@ -25,6 +25,28 @@ type ContractSigningStore interface {
 	// DocumentByID returns a contract document by its id alone. ENOTFOUND
 	// if there is none.
 	DocumentByID(ctx context.Context, docID int64) (contract.Document, error)
+	// TemplateDigest returns the digest of the documents a provider's
+	// template was built from, "" when none is recorded.
+	TemplateDigest(ctx context.Context, templateID string) (string, error)
+	// SetTemplateDigest records (or replaces) a template's digest.
+	SetTemplateDigest(ctx context.Context, templateID, digest string) error
+	// SaveSignerLinks records the sealed signing links of a submission's
+	// submitters, by submitter id; a link recorded before is replaced.
+	SaveSignerLinks(ctx context.Context, submissionID string, sealed map[string][]byte) error
+	// SignerLinks returns the sealed links recorded for a submission, by
+	// submitter id (empty when none).
+	SignerLinks(ctx context.Context, submissionID string) (map[string][]byte, error)
+}
+
+// Sealer keeps small secrets unreadable at rest: authenticated encryption
+// bound to a label (what the secret belongs to), under a key kept apart
+// from the sealed bytes.
+type Sealer interface {
+	// Seal encrypts plain for label.
+	Seal(label string, plain []byte) ([]byte, error)
+	// Open decrypts what Seal made for the same label; an error for
+	// anything else (another label, altered bytes, another key).
+	Open(label string, sealed []byte) ([]byte, error)
 }
 
 // SigningSubmitter is a signing party named by a client.
@@ -87,9 +109,10 @@ type SigningService interface {
 	// BuilderToken returns a DocuSeal form-builder token for the contract.
 	// ENOTFOUND; ENOTIMPLEMENTED with a provider that has no form builder.
 	BuilderToken(ctx context.Context, contractID int64) (string, error)
-	// Webhook authenticates a provider's callback and applies its events.
-	// EUNAUTHORIZED for a missing, wrong or stale signature (and always
-	// with a provider that sends none); EINVALID for a body it cannot
-	// read. Events about unknown submissions are logged and accepted.
-	Webhook(ctx context.Context, signatureHeader string, body []byte) error
+	// Webhook authenticates a provider's callback (header returns a
+	// request header by name) and applies its events. EUNAUTHORIZED for a
+	// callback that is not authenticated (and always with a provider that
+	// sends none); EINVALID for a body it cannot read. Events about
+	// unknown submissions are logged and accepted.
+	Webhook(ctx context.Context, header func(name string) string, body []byte) error
 }

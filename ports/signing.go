@@ -26,9 +26,11 @@ type SigningProvider interface {
 	// BuilderToken returns a form-builder token. ENOTIMPLEMENTED where the
 	// provider has no form builder.
 	BuilderToken(ctx context.Context, in signing.BuilderTokenRequest) (string, error)
-	// ParseWebhook authenticates and decodes a provider callback. It returns
-	// EUNAUTHORIZED when the signature is missing, wrong or older than the
-	// allowed window at now, EINVALID for a body it cannot read, and no
-	// events (nil, nil) for event types that change nothing.
-	ParseWebhook(signatureHeader string, body []byte, now time.Time) ([]signing.Event, error)
+	// ParseWebhook authenticates and decodes a provider callback; header
+	// returns the value of a request header by name ("" when absent). It
+	// returns EUNAUTHORIZED when the callback is not authenticated (a
+	// signature missing, wrong or older than the allowed window at now,
+	// and no configured header either), EINVALID for a body it cannot
+	// read, and no events (nil, nil) for event types that change nothing.
+	ParseWebhook(header func(name string) string, body []byte, now time.Time) ([]signing.Event, error)
 }

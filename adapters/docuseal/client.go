@@ -54,9 +54,15 @@ type Config struct {
 	BaseURL string
 	// APIKey is sent as X-Auth-Token and signs form-builder tokens.
 	APIKey string
-	// WebhookSecret is the HMAC key DocuSeal signs webhooks with (its
-	// "whsec_..." value, used as is).
+	// WebhookSecret is the HMAC key DocuSeal (2.5.3 and later) signs
+	// webhooks with: the "whsec_..." value DocuSeal generates and shows
+	// read-only in its webhook settings, used whole as the key.
 	WebhookSecret string
+	// WebhookHeader is "Name: value", a custom header DocuSeal sends with
+	// every delivery (its webhook's "Secret" key and value): the way to
+	// authenticate DocuSeal older than 2.5.3, which signs nothing. With
+	// both set, either is enough.
+	WebhookHeader string
 	// UserEmail is the email of the DocuSeal user owning APIKey; it is the
 	// form-builder token's user_email when the request names none.
 	UserEmail string
@@ -80,6 +86,8 @@ type Client struct {
 	base          *url.URL
 	apiKey        string
 	webhookSecret string
+	headerName    string
+	headerValue   string
 	userEmail     string
 	http          *http.Client
 	timeout       time.Duration
@@ -113,8 +121,12 @@ func New(cfg Config) (*Client, error) {
 	if strings.TrimSpace(cfg.APIKey) == "" {
 		problems = append(problems, "APIKey is required")
 	}
-	if cfg.WebhookSecret == "" {
-		problems = append(problems, "WebhookSecret is required (DocuSeal webhooks could not be authenticated)")
+	headerName, headerValue, headerErr := ParseWebhookHeader(cfg.WebhookHeader)
+	if headerErr != nil {
+		problems = append(problems, headerErr.Error())
+	}
+	if cfg.WebhookSecret == "" && cfg.WebhookHeader == "" {
+		problems = append(problems, "WebhookSecret or WebhookHeader is required (DocuSeal webhooks could not be authenticated)")
 	}
 	if cfg.Timeout < 0 {
 		problems = append(problems, "Timeout must not be negative")
@@ -128,6 +140,8 @@ func New(cfg Config) (*Client, error) {
 		base:          base,
 		apiKey:        cfg.APIKey,
 		webhookSecret: cfg.WebhookSecret,
+		headerName:    headerName,
+		headerValue:   headerValue,
 		userEmail:     cfg.UserEmail,
 		http:          cfg.HTTPClient,
 		timeout:       cfg.Timeout,
@@ -168,6 +182,11 @@ type request struct {
 	// notFound, when set, turns a 404 answer into ENOTFOUND with this
 	// message; the calls that read one resource by id set it.
 	notFound string
+	// foreignNotFound turns a 403 answer into ENOTFOUND with notFound too:
+	// with a valid API key, DocuSeal answers 403 for a record of another
+	// account (CanCan's AccessDenied in Api::ApiBaseController), which
+	// for Counsel does not exist.
+	foreignNotFound bool
 	// proEdition marks the template-creation endpoints, whose 404 on a
 	// Community Edition server gets its own explanation.
 	proEdition bool
@@ -218,6 +237,9 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			return nil
 		case status == http.StatusNotFound && r.notFound != "":
 			return &domain.Error{Code: domain.ENOTFOUND, Message: r.notFound}
+		case status == http.StatusForbidden && r.foreignNotFound && r.notFound != "":
+			c.log.Info("docuseal: a record of another account", "method", r.method, "path", r.path, "body", excerpt(body, maxLogBytes))
+			return &domain.Error{Code: domain.ENOTFOUND, Message: r.notFound + " (DocuSeal answered 403: it belongs to another account)"}
 		case status == http.StatusNotFound && r.proEdition && bytes.Contains(body, []byte("Pro Edition")):
 			c.log.Warn("docuseal: template API needs Pro Edition", "method", r.method, "path", r.path, "body", excerpt(body, maxLogBytes))
 			return &domain.Error{

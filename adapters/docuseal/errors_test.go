@@ -172,7 +172,7 @@ func TestRefusalsAreUpstreamWithSafeMessages(t *testing.T) {
 		{"non-JSON bodies are not quoted", 400, "<html>" + long + "</html>", "DocuSeal refused the request (400)"},
 		{"bad API key", 401, `{"error":"Not authenticated"}`, "DocuSeal refused the configured API key (401)"},
 		{"rate limited", 429, `{"error":"Too many requests"}`, "DocuSeal is rate limiting requests (429)"},
-		{"404 on a create", 404, `{"status":404}`, "DocuSeal refused the request (404)"},
+		{"409 on a create", 409, `{"status":409}`, "DocuSeal refused the request (409)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,7 +262,10 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"relative base URL", func(c *Config) { c.BaseURL = "docuseal.example.com/api" }, "BaseURL must be an http or https URL"},
 		{"credentials in the URL", func(c *Config) { c.BaseURL = "https://u:p@docuseal.example.com" }, "BaseURL must not carry credentials"},
 		{"no API key", func(c *Config) { c.APIKey = " " }, "APIKey is required"},
-		{"no webhook secret", func(c *Config) { c.WebhookSecret = "" }, "WebhookSecret is required"},
+		{"no webhook secret nor header", func(c *Config) { c.WebhookSecret = "" }, "WebhookSecret or WebhookHeader is required"},
+		{"a header without a value", func(c *Config) { c.WebhookHeader = "X-Key:" }, `WebhookHeader must be "Name: value"`},
+		{"a header with a bad name", func(c *Config) { c.WebhookHeader = "X Key: v" }, `WebhookHeader must be "Name: value"`},
+		{"a header named as the signature", func(c *Config) { c.WebhookHeader = "X-Docuseal-Signature: v" }, "must not be named X-Docuseal-Signature"},
 		{"negative timeout", func(c *Config) { c.Timeout = -time.Second }, "Timeout must not be negative"},
 	}
 	for _, tt := range tests {

@@ -69,8 +69,13 @@ func (c *Client) CreateSubmission(ctx context.Context, in signing.NewSubmission)
 		SendSMS:    in.SendSMS,
 		Order:      in.Order,
 	}
-	if in.Message.Subject != "" || in.Message.Body != "" {
+	// DocuSeal requires message.body whenever a message is sent
+	// (lib/params/submission_create_validator.rb).
+	switch {
+	case strings.TrimSpace(in.Message.Body) != "":
 		body.Message = &submissionMessage{Subject: in.Message.Subject, Body: in.Message.Body}
+	case strings.TrimSpace(in.Message.Subject) != "":
+		return nil, domain.Invalid(map[string][]string{"message.body": {"a message with a subject needs a body"}})
 	}
 	if in.ExpireAt != nil {
 		body.ExpireAt = in.ExpireAt.UTC().Format(time.RFC3339)
@@ -89,7 +94,8 @@ func (c *Client) CreateSubmission(ctx context.Context, in signing.NewSubmission)
 	}
 
 	var subs []apiSubmitter
-	if err := c.do(ctx, request{method: http.MethodPost, path: "/submissions", body: body}, &subs); err != nil {
+	notFound := fmt.Sprintf("signing template %q not found", in.TemplateID)
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/submissions", body: body, notFound: notFound, foreignNotFound: true}, &subs); err != nil {
 		return nil, err
 	}
 	out := groupSubmitters(formatID(tid), subs)
@@ -100,11 +106,51 @@ func (c *Client) CreateSubmission(ctx context.Context, in signing.NewSubmission)
 	return out, nil
 }
 
+// maxDetailReads bounds the submissions one ListSubmissions reads again
+// one by one.
+const maxDetailReads = 20
+
 // ListSubmissions reads GET /submissions?template_id=, following
 // pagination.next (DocuSeal lists newest first) for at most a bounded number
 // of pages; past the bound it logs and returns what it read. A template
 // DocuSeal does not know simply has no submissions.
+//
+// DocuSeal's list items lack what only a submission's own read gives
+// (lib/submissions/serialize_for_api.rb, called with with_events: false):
+// the decline reason, which is in submission_events, and the combined
+// document's URL until it has been generated. So each completed submission
+// without combined_document_url and each declined one is read again with
+// GetSubmission (at most maxDetailReads per list, newest first; a failed
+// read keeps the list item as it was).
 func (c *Client) ListSubmissions(ctx context.Context, templateID string) ([]signing.Submission, error) {
+	out, err := c.listSubmissions(ctx, templateID)
+	if err != nil {
+		return nil, err
+	}
+	reads := 0
+	for i, s := range out {
+		if !(s.Status == signing.SubmissionCompleted && s.CombinedDocumentURL == "") && s.Status != signing.SubmissionDeclined {
+			continue
+		}
+		if reads == maxDetailReads {
+			c.log.Info("docuseal: submissions left as listed", "template_id", templateID, "after", maxDetailReads)
+			break
+		}
+		reads++
+		full, err := c.GetSubmission(ctx, s.ID)
+		if err != nil {
+			c.log.Warn("docuseal: submission not read again", "submission", s.ID, "err", err)
+			continue
+		}
+		if full.TemplateID == "" {
+			full.TemplateID = s.TemplateID
+		}
+		out[i] = full
+	}
+	return out, nil
+}
+
+func (c *Client) listSubmissions(ctx context.Context, templateID string) ([]signing.Submission, error) {
 	tid, ok := parseID(templateID)
 	if !ok {
 		return nil, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing template %q not found", templateID)}

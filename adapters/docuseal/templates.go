@@ -22,8 +22,11 @@ const (
 // wire shapes of POST /templates/pdf and /templates/docx.
 type (
 	templateRequest struct {
-		Name       string             `json:"name,omitempty"`
-		ExternalID string             `json:"external_id,omitempty"`
+		Name       string `json:"name,omitempty"`
+		ExternalID string `json:"external_id,omitempty"`
+		// SharedLink is always false: DocuSeal's default (true) lets
+		// anyone holding the template's link start a submission of it.
+		SharedLink bool               `json:"shared_link"`
 		Documents  []templateDocument `json:"documents"`
 	}
 	templateDocument struct {
@@ -109,7 +112,7 @@ func (c *Client) GetTemplate(ctx context.Context, id string) (signing.Template, 
 		return signing.Template{}, &domain.Error{Code: domain.ENOTFOUND, Message: notFound}
 	}
 	var t apiTemplate
-	if err := c.do(ctx, request{method: http.MethodGet, path: fmt.Sprintf("/templates/%d", n), notFound: notFound}, &t); err != nil {
+	if err := c.do(ctx, request{method: http.MethodGet, path: fmt.Sprintf("/templates/%d", n), notFound: notFound, foreignNotFound: true}, &t); err != nil {
 		return signing.Template{}, err
 	}
 	return toTemplate(t), nil

@@ -3,8 +3,10 @@ package docuseal
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -38,19 +40,28 @@ type webhookBody struct {
 
 // ParseWebhook authenticates and decodes a DocuSeal webhook.
 //
-// signatureHeader is X-Docuseal-Signature: "<unix ts>.<hex HMAC-SHA256 of
-// "<ts>.<raw body>" keyed with the webhook secret>". A missing or malformed
-// header, a wrong MAC (compared in constant time) or a timestamp more than
-// WebhookTolerance from now is EUNAUTHORIZED; a body that is not DocuSeal's
-// {event_type, timestamp, data} is EINVALID.
+// A delivery is authenticated by either of:
+//   - X-Docuseal-Signature: "<unix ts>.<hex HMAC-SHA256 of "<ts>.<raw
+//     body>" keyed with the whole webhook secret>" (DocuSeal 2.5.3 and
+//     later, lib/webhook_urls/signatures.rb), the MAC compared in constant
+//     time and the timestamp (the attempt's, not the body's) within
+//     WebhookTolerance of now;
+//   - the configured custom header with its value, compared in constant
+//     time (DocuSeal before 2.5.3 signs nothing but sends the webhook's
+//     custom "Secret" header with every delivery).
+//
+// Anything else is EUNAUTHORIZED. An unsigned delivery without the custom
+// header (DocuSeal's settings-page test delivery, or an older DocuSeal)
+// carries, as its cause, the hint naming the setting to use. A body that
+// is not DocuSeal's {event_type, timestamp, data} is EINVALID.
 //
 // form.completed gives EventSubmitterCompleted (AllCompleted when the
 // submission in the payload is completed or all of its listed submitters
 // are), form.declined EventSubmitterDeclined (Reason from decline_reason),
 // submission.completed EventSubmissionCompleted and submission.expired
 // EventSubmissionExpired. Other event types give no events and no error.
-func (c *Client) ParseWebhook(signatureHeader string, body []byte, now time.Time) ([]signing.Event, error) {
-	if err := c.verifySignature(signatureHeader, body, now); err != nil {
+func (c *Client) ParseWebhook(header func(name string) string, body []byte, now time.Time) ([]signing.Event, error) {
+	if err := c.authenticate(header, body, now); err != nil {
 		return nil, err
 	}
 
@@ -119,6 +130,65 @@ func (c *Client) ParseWebhook(signatureHeader string, body []byte, now time.Time
 		return []signing.Event{ev}, nil
 	}
 	return nil, nil
+}
+
+// UnsignedHint is the cause of the EUNAUTHORIZED error of an unsigned
+// delivery that carries no configured custom header either.
+const UnsignedHint = "an unsigned DocuSeal webhook: DocuSeal's settings-page test delivery is never signed (real events are, " +
+	"from DocuSeal 2.5.3 on, with the whsec_ secret to copy into COUNSEL_DOCUSEAL_WEBHOOK_SECRET); " +
+	"for DocuSeal before 2.5.3, set a custom header under the webhook's Secret in DocuSeal and the same " +
+	"\"Name: value\" in COUNSEL_DOCUSEAL_WEBHOOK_HEADER"
+
+// ParseWebhookHeader reads a WebhookHeader setting, "Name: value"; an
+// empty setting gives empty strings. The name must be a valid header
+// name and the value must not be empty.
+func ParseWebhookHeader(s string) (name, value string, err error) {
+	if strings.TrimSpace(s) == "" {
+		return "", "", nil
+	}
+	name, value, ok := strings.Cut(s, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || value == "" || strings.Trim(name, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return "", "", fmt.Errorf(`WebhookHeader must be "Name: value" with a header name and a non-empty value`)
+	}
+	if strings.EqualFold(name, SignatureHeader) {
+		// DocuSeal then leaves its signature out, and the value would be
+		// read as one.
+		return "", "", fmt.Errorf("WebhookHeader must not be named %s", SignatureHeader)
+	}
+	return name, value, nil
+}
+
+// authenticate accepts a delivery signed with the secret or carrying the
+// custom header, when configured.
+func (c *Client) authenticate(header func(string) string, body []byte, now time.Time) error {
+	sig := strings.TrimSpace(header(SignatureHeader))
+	var sigErr error
+	if sig != "" && c.webhookSecret != "" {
+		if sigErr = c.verifySignature(sig, body, now); sigErr == nil {
+			return nil
+		}
+	}
+	if c.headerName != "" {
+		got := sha256.Sum256([]byte(strings.TrimSpace(header(c.headerName))))
+		want := sha256.Sum256([]byte(c.headerValue))
+		// Both sides hashed first: the comparison takes the same time
+		// whatever the lengths.
+		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+			return nil
+		}
+	}
+	switch {
+	case sigErr != nil:
+		return sigErr
+	case sig == "" && c.webhookSecret != "":
+		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the webhook signature is missing or invalid", Err: errors.New(UnsignedHint)}
+	case sig == "":
+		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the webhook does not carry the configured header",
+			Err: fmt.Errorf("docuseal webhook: no %s header with the value of COUNSEL_DOCUSEAL_WEBHOOK_HEADER", c.headerName)}
+	}
+	return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the webhook does not carry the configured header",
+		Err: fmt.Errorf("docuseal webhook: signed, but no secret is configured (COUNSEL_DOCUSEAL_WEBHOOK_SECRET) and no %s header with the configured value", c.headerName)}
 }
 
 // verifySignature checks X-Docuseal-Signature the way DocuSeal's

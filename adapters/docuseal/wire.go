@@ -91,6 +91,20 @@ type apiSubmission struct {
 	ExpireAt            *string         `json:"expire_at"`
 	Submitters          []apiSubmitter  `json:"submitters"`
 	Template            *apiTemplateRef `json:"template"`
+	// SubmissionEvents comes with GET /submissions/{id} and
+	// submission.* webhooks, not with list items.
+	SubmissionEvents []apiSubmissionEvent `json:"submission_events"`
+}
+
+// apiSubmissionEvent is an entry of submission_events
+// (Submitters::SerializeForApi.serialize_events): a decline_form event's
+// data.reason is the decline reason, which submitter objects lack.
+type apiSubmissionEvent struct {
+	SubmitterID int64  `json:"submitter_id"`
+	EventType   string `json:"event_type"`
+	Data        struct {
+		Reason *string `json:"reason"`
+	} `json:"data"`
 }
 
 // apiSubmissionPage is GET /submissions' answer.
@@ -145,8 +159,18 @@ func toSubmission(s apiSubmission) signing.Submission {
 	if s.Template != nil {
 		out.TemplateID = formatID(s.Template.ID)
 	}
+	reasons := map[string]string{}
+	for _, e := range s.SubmissionEvents {
+		if e.EventType == "decline_form" && e.Data.Reason != nil {
+			reasons[formatID(e.SubmitterID)] = *e.Data.Reason
+		}
+	}
 	for _, sub := range s.Submitters {
-		out.Submitters = append(out.Submitters, toSubmitter(sub))
+		st := toSubmitter(sub)
+		if st.DeclineReason == "" && st.Status == signing.SubmitterDeclined {
+			st.DeclineReason = reasons[st.ID]
+		}
+		out.Submitters = append(out.Submitters, st)
 	}
 	if out.Status == "" {
 		out.Status = deriveStatus(out.Submitters)

@@ -212,7 +212,7 @@ func TestOtherPortMethods(t *testing.T) {
 	is.Equal(domain.ErrorCode(err), domain.ENOTIMPLEMENTED) // no form builder
 	is.True(strings.Contains(err.Error(), "DocuSeal"))      // says where it lives
 	is.Equal(tok, "")                                       // no token
-	ev, err := h.p.ParseWebhook("t=1,v1=abc", []byte(`{}`), time.Now())
+	ev, err := h.p.ParseWebhook(func(string) string { return "t=1,v1=abc" }, []byte(`{}`), time.Now())
 	is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // no webhooks
 	is.Equal(len(ev), 0)                                  // no events
 	_, err = h.p.ListSubmissions(ctx, "abc")

@@ -173,7 +173,7 @@ func (p *Provider) BuilderToken(context.Context, signing.BuilderTokenRequest) (s
 // ParseWebhook implements ports.SigningProvider: EUNAUTHORIZED always,
 // since the embedded provider sends no webhooks (its events go to the
 // EventSink directly).
-func (p *Provider) ParseWebhook(string, []byte, time.Time) ([]signing.Event, error) {
+func (p *Provider) ParseWebhook(func(string) string, []byte, time.Time) ([]signing.Event, error) {
 	return nil, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the embedded signer sends no webhooks"}
 }
 

@@ -14,10 +14,6 @@ import (
 	"counsel/ports"
 )
 
-// webhookSignatureHeader carries a DocuSeal webhook's signature
-// (API-DECISIONS 6).
-const webhookSignatureHeader = "X-Docuseal-Signature"
-
 // webhookMaxBody bounds a webhook's raw body.
 const webhookMaxBody = 1 << 20
 
@@ -46,13 +42,13 @@ func (s *server) signingRoutes() []route {
 			op: op{summary: "The submissions of a digital contract's template, newest first (404 for a non-digital contract). Applies any completion, decline or expiry of the contract's submission that it has missed",
 				tag: tag, resp: ref("SigningSubmissionList"), errs: []int{404, 502}}},
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
-			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions",
+			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions; 404 for a templateId the provider does not know or that belongs to another DocuSeal account",
 				tag: tag, body: ref("SigningCreateSubmissionsIn"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
 			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
 				tag: tag, resp: ref("SigningBuilderToken"), errs: []int{404, 501}}},
 		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
-			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). 401 for a missing, wrong or stale X-Docuseal-Signature, and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
+			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). Authenticated by X-Docuseal-Signature (HMAC-SHA256 with the whsec_ secret of COUNSEL_DOCUSEAL_WEBHOOK_SECRET, within 300 seconds) or by the custom header of COUNSEL_DOCUSEAL_WEBHOOK_HEADER (DocuSeal before 2.5.3); 401 otherwise (DocuSeal's unsigned test delivery included), and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
 				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
 	})
 }
@@ -327,7 +323,7 @@ func (s *server) handleSigningWebhook() http.HandlerFunc {
 			s.fail(w, r, domain.Errorf(domain.EINVALID, "the request body could not be read"))
 			return
 		}
-		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get(webhookSignatureHeader), body)
+		err = s.svc.Signing.Webhook(r.Context(), r.Header.Get, body)
 		s.reply(w, r, http.StatusOK, webhookResultDTO{Received: true}, err)
 	}
 }

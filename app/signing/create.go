@@ -84,12 +84,15 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 				s.d.Logger.WarnContext(ctx, "signing submissions created before a failure", "contract", contractID, "template", templateID, "created", submissionIDs(created))
 			}
 			if domain.ErrorCode(err) == domain.ENOTFOUND {
-				return nil, domain.Invalid(map[string][]string{"templateId": {fmt.Sprintf("signing template %q does not exist", templateID)}})
+				// Unknown to the provider, or (DocuSeal's 403) another
+				// account's: for this firm there is no such template.
+				return nil, &domain.Error{Code: domain.ENOTFOUND, Message: fmt.Sprintf("signing template %s not found at the signing provider", templateID), Err: err}
 			}
 			return nil, prefixFields(err, fmt.Sprintf("submission[%d].", i))
 		}
 		created = append(created, got...)
 	}
+	s.keepLinks(ctx, contractID, created)
 	if len(created) == 0 {
 		return nil, domain.Errorf(domain.EUPSTREAM, "the signing provider created no submission")
 	}

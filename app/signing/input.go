@@ -3,6 +3,7 @@ package signing
 import (
 	"fmt"
 	"net/mail"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -35,6 +36,13 @@ func checkSubmitters(field string, in []ports.SigningSubmitter, f domain.FieldEr
 			Phone: strings.TrimSpace(s.Phone),
 			Role:  strings.TrimSpace(s.Role),
 		}
+		if n.Phone != "" {
+			phone, ok := normalizePhone(n.Phone)
+			if !ok {
+				f.Add(key("phone"), "phone must be an international number: + and the country code, then 8 to 15 digits in all (spaces, dashes, dots and parentheses are ignored)")
+			}
+			n.Phone = phone
+		}
 		if n.Role == "" {
 			n.Role = fmt.Sprintf("Signer %d", i+1)
 		}
@@ -49,9 +57,6 @@ func checkSubmitters(field string, in []ports.SigningSubmitter, f domain.FieldEr
 		emails[strings.ToLower(n.Email)] = n.Email != ""
 		if utf8.RuneCountInString(n.Name) > maxNameLen {
 			f.Add(key("name"), fmt.Sprintf("name must be at most %d characters", maxNameLen))
-		}
-		if len(n.Phone) > 50 {
-			f.Add(key("phone"), "phone must be at most 50 characters")
 		}
 		switch {
 		case utf8.RuneCountInString(n.Role) > maxNameLen:
@@ -75,10 +80,34 @@ func anyEmail(in []ports.SigningSubmitter) bool {
 	return false
 }
 
-// validEmail accepts a bare address (no display name, no line breaks).
+// validEmail accepts a bare address (no display name, no line breaks)
+// that DocuSeal accepts too: its User::FULL_EMAIL_REGEXP (ASCII, a domain
+// with a top-level part of two letters or more).
 func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && a.Name == ""
+	return err == nil && a.Address == s && a.Name == "" && len(s) <= 254 && emailPattern.MatchString(s)
+}
+
+var emailPattern = regexp.MustCompile(`(?i)^[a-z0-9][.']?(?:(?:[a-z0-9_-]+[.+'])*[a-z0-9_-]+)*@(?:[a-z0-9]+[.-])*[a-z0-9]+\.[a-z]{2,}$`)
+
+// normalizePhone returns phone in E.164: spaces, dashes, dots and
+// parentheses removed, then "+" and 8 to 15 digits; ok is false for
+// anything else.
+func normalizePhone(phone string) (string, bool) {
+	var b strings.Builder
+	for _, r := range phone {
+		switch {
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')' || r == '\t':
+		case r == '+' && b.Len() == 0:
+			b.WriteRune(r)
+		case r >= '0' && r <= '9' && b.Len() > 0:
+			b.WriteRune(r)
+		default:
+			return phone, false
+		}
+	}
+	out := b.String()
+	return out, len(out) >= 9 && len(out) <= 16
 }
 
 // checkOrder reads a signing order: preserved (the default) or random,
@@ -94,7 +123,13 @@ func checkOrder(order string, f domain.FieldErrors) string {
 	return ""
 }
 
+// checkMessage checks the invitation message: DocuSeal requires a body
+// whenever a message is sent, so a subject without a body is refused
+// with either provider.
 func checkMessage(m dsigning.Message, f domain.FieldErrors) {
+	if strings.TrimSpace(m.Subject) != "" && strings.TrimSpace(m.Body) == "" {
+		f.Add("message.body", "a message with a subject needs a body")
+	}
 	if utf8.RuneCountInString(m.Subject) > maxSubjectLen {
 		f.Add("message.subject", fmt.Sprintf("the subject must be at most %d characters", maxSubjectLen))
 	}

@@ -18,6 +18,8 @@ package signing
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -65,6 +67,12 @@ type Deps struct {
 	// Evidence makes the signed evidence of completed submissions; its
 	// zero value makes none.
 	Evidence EvidenceDeps
+	// Links, when set, seals each submitter's signing link as a
+	// submission is created, for a provider that returns the links only
+	// then (DocuSeal); they are shown again, opened, to ContractEdit
+	// holders. nil keeps none (the embedded signer returns its links on
+	// every read).
+	Links ports.Sealer
 }
 
 // Service implements ports.SigningService.
@@ -153,6 +161,7 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 	if len(created) == 0 {
 		return dsigning.Submission{}, domain.Errorf(domain.EUPSTREAM, "the signing provider created no submission")
 	}
+	s.keepLinks(ctx, contractID, created)
 	sub := created[0]
 
 	details := fmt.Sprintf("submission %s (template %s) to %s; documents: %s", sub.ID, tpl.ID, submitterList(subs), documentList(docs))
@@ -175,19 +184,33 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 }
 
 // template returns the template to send: the contract's own when it still
-// fits (a role for every submitter and, where the provider refers to our
-// documents, the same documents), else a new one built from docs. Reusing
-// it keeps a resubmission working where templates cannot be built through
-// the API (DocuSeal Community Edition).
+// fits (a role for every submitter, and the same documents), else one
+// built from docs. Where the provider refers to our documents, the same
+// documents are the same ids; where it keeps copies (DocuSeal), the
+// digest of the documents recorded when Counsel built the template must
+// be that of docs, so a resubmission never sends old documents; a template
+// without a recorded digest (made in DocuSeal itself and linked with
+// submission/create) is reused as it is, which keeps a resubmission
+// working where templates cannot be built through the API (DocuSeal
+// Community Edition). DocuSeal updates in place the template whose
+// external_id (the contract's UUID) it already has, so a rebuilt template
+// usually keeps its id. The digest of a built template is recorded.
 func (s *Service) template(ctx context.Context, c contract.Contract, docs []contract.Document, roles []string) (dsigning.Template, error) {
+	digest := documentsDigest(docs)
 	if c.DigitalContractID != "" {
 		t, err := s.d.Provider.GetTemplate(ctx, c.DigitalContractID)
+		same := false
+		if err == nil {
+			if same, err = s.sameTemplateDocuments(ctx, c, t, docs, digest); err != nil {
+				return dsigning.Template{}, err
+			}
+		}
 		switch {
-		case err == nil && len(t.Roles) >= len(roles) && (!s.d.DocumentsByReference || sameDocuments(t, docs)):
+		case err == nil && len(t.Roles) >= len(roles) && same:
 			return t, nil
 		case err == nil:
-			s.d.Logger.InfoContext(ctx, "signing template does not fit the submission; building a new one",
-				"contract", c.ID, "template", t.ID, "roles", len(t.Roles), "submitters", len(roles))
+			s.d.Logger.InfoContext(ctx, "signing template does not fit the submission; building it again",
+				"contract", c.ID, "template", t.ID, "roles", len(t.Roles), "submitters", len(roles), "same_documents", same)
 		case domain.ErrorCode(err) == domain.ENOTFOUND:
 			s.d.Logger.WarnContext(ctx, "the contract's signing template is gone at the provider; building a new one",
 				"contract", c.ID, "template", c.DigitalContractID)
@@ -216,7 +239,113 @@ func (s *Service) template(ctx context.Context, c contract.Contract, docs []cont
 	if err != nil {
 		return dsigning.Template{}, providerError(err, "")
 	}
+	if !s.d.DocumentsByReference {
+		if err := s.d.Signing.SetTemplateDigest(ctx, t.ID, digest); err != nil {
+			return dsigning.Template{}, fmt.Errorf("record the documents of signing template %s: %w", t.ID, err)
+		}
+	}
 	return t, nil
+}
+
+// sameTemplateDocuments tells whether template t (the contract's) was
+// built from exactly docs; see template.
+func (s *Service) sameTemplateDocuments(ctx context.Context, c contract.Contract, t dsigning.Template, docs []contract.Document, digest string) (bool, error) {
+	if s.d.DocumentsByReference {
+		return sameDocuments(t, docs), nil
+	}
+	recorded, err := s.d.Signing.TemplateDigest(ctx, t.ID)
+	if err != nil {
+		return false, fmt.Errorf("read the documents of signing template %s: %w", t.ID, err)
+	}
+	if recorded == "" {
+		s.d.Logger.InfoContext(ctx, "signing template not built by Counsel (no documents recorded): reused as it is", "contract", c.ID, "template", t.ID)
+		return true, nil
+	}
+	return recorded == digest, nil
+}
+
+// documentsDigest is the SHA-256 of the documents' own SHA-256 and file
+// names, in order: equal for the same files sent the same way.
+func documentsDigest(docs []contract.Document) string {
+	h := sha256.New()
+	for _, d := range docs {
+		sum := d.SHA256
+		if sum == "" {
+			sum = "document-" + strconv.FormatInt(d.ID, 10)
+		}
+		fmt.Fprintf(h, "%s %q\n", sum, d.FileName)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// linkLabel binds a sealed signing link to its submission and submitter.
+func linkLabel(submissionID, submitterID string) string {
+	return "signer-link:" + submissionID + ":" + submitterID
+}
+
+// keepLinks seals and records the signing links of created submissions
+// when the provider gives them only once. A failure is logged: the
+// submissions exist and the links went out in this answer.
+func (s *Service) keepLinks(ctx context.Context, contractID int64, subs []dsigning.Submission) {
+	if s.d.Links == nil {
+		return
+	}
+	for _, sub := range subs {
+		sealed := map[string][]byte{}
+		for _, p := range sub.Submitters {
+			if p.EmbedSrc == "" || p.ID == "" {
+				continue
+			}
+			b, err := s.d.Links.Seal(linkLabel(sub.ID, p.ID), []byte(p.EmbedSrc))
+			if err != nil {
+				s.d.Logger.ErrorContext(ctx, "signing link not sealed", "contract", contractID, "submission", sub.ID, "err", err)
+				return
+			}
+			sealed[p.ID] = b
+		}
+		if len(sealed) == 0 {
+			continue
+		}
+		if err := s.d.Signing.SaveSignerLinks(ctx, sub.ID, sealed); err != nil {
+			s.d.Logger.ErrorContext(ctx, "signing links not recorded", "contract", contractID, "submission", sub.ID, "err", err)
+		}
+	}
+}
+
+// restoreLinks fills in the signing links the provider no longer returns
+// from those recorded when the submissions were created. A link that does
+// not open (another key, altered) stays empty and is logged.
+func (s *Service) restoreLinks(ctx context.Context, subs []dsigning.Submission) {
+	if s.d.Links == nil {
+		return
+	}
+	for i := range subs {
+		missing := false
+		for _, p := range subs[i].Submitters {
+			missing = missing || p.EmbedSrc == ""
+		}
+		if !missing {
+			continue
+		}
+		sealed, err := s.d.Signing.SignerLinks(ctx, subs[i].ID)
+		if err != nil {
+			s.d.Logger.WarnContext(ctx, "signing links not read", "submission", subs[i].ID, "err", err)
+			continue
+		}
+		for j := range subs[i].Submitters {
+			p := &subs[i].Submitters[j]
+			b, ok := sealed[p.ID]
+			if p.EmbedSrc != "" || !ok {
+				continue
+			}
+			link, err := s.d.Links.Open(linkLabel(subs[i].ID, p.ID), b)
+			if err != nil {
+				s.d.Logger.WarnContext(ctx, "signing link does not open", "submission", subs[i].ID, "submitter", p.ID, "err", err)
+				continue
+			}
+			p.EmbedSrc = string(link)
+		}
+	}
 }
 
 // sameDocuments reports whether template t holds exactly docs.
@@ -335,7 +464,9 @@ func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning
 	if c.Status == contract.WaitingForClientSignature && c.DigitalContractSubmissionID != "" {
 		s.reconcile(ctx, c, subs)
 	}
-	if !p.Can(account.ContractEdit) {
+	if p.Can(account.ContractEdit) {
+		s.restoreLinks(ctx, subs)
+	} else {
 		withoutSignerLinks(subs)
 	}
 	return subs, nil
@@ -452,8 +583,8 @@ func (s *Service) BuilderToken(ctx context.Context, contractID int64) (string, e
 }
 
 // Webhook implements ports.SigningService.
-func (s *Service) Webhook(ctx context.Context, signatureHeader string, body []byte) error {
-	events, err := s.d.Provider.ParseWebhook(signatureHeader, body, s.d.Clock.Now())
+func (s *Service) Webhook(ctx context.Context, header func(name string) string, body []byte) error {
+	events, err := s.d.Provider.ParseWebhook(header, body, s.d.Clock.Now())
 	if err != nil {
 		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
 			s.d.Logger.WarnContext(ctx, "signing webhook refused", "err", err)

@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,22 @@ type SigningWebhookDriver interface {
 	// submitter events, SubmitterEmail), and the time at which to check it.
 	// The change itself must already have happened (see Complete, Decline).
 	Webhook(t *testing.T, ev signing.Event) (header string, body []byte, now time.Time)
+}
+
+// SignatureHeader is the header a SigningWebhookDriver's signature goes in.
+const SignatureHeader = "X-Docuseal-Signature"
+
+// Headers returns a request's header lookup over h (names compared
+// without regard to case).
+func Headers(h map[string]string) func(string) string {
+	return func(name string) string {
+		for k, v := range h {
+			if strings.EqualFold(k, name) {
+				return v
+			}
+		}
+		return ""
+	}
 }
 
 // SigningProvider runs the acceptance suite of ports.SigningProvider.
@@ -276,7 +293,7 @@ func SigningProvider(t *testing.T, newDriver func(t *testing.T) SigningDriver) {
 		is := is.New(t)
 		p := newDriver(t).Provider()
 		body := []byte(`{"event_type":"form.completed","timestamp":"2026-01-02T03:04:05Z","data":{"id":1,"submission_id":1}}`)
-		events, err := p.ParseWebhook("", body, time.Now())
+		events, err := p.ParseWebhook(Headers(nil), body, time.Now())
 		is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // missing signature
 		is.Equal(len(events), 0)                              // no events
 	})
@@ -332,7 +349,7 @@ func SigningProvider(t *testing.T, newDriver func(t *testing.T) SigningDriver) {
 			d.Complete(t, s.ID, "client@example.com")
 			header, body, now := d.Webhook(t, signing.Event{Kind: signing.EventSubmitterCompleted, SubmissionID: s.ID, SubmitterEmail: "client@example.com"})
 			tampered := append(bytes.Clone(body), ' ')
-			_, err := p.ParseWebhook(header, tampered, now)
+			_, err := p.ParseWebhook(Headers(map[string]string{SignatureHeader: header}), tampered, now)
 			is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // body changed after signing
 		})
 	})
@@ -343,7 +360,7 @@ func SigningProvider(t *testing.T, newDriver func(t *testing.T) SigningDriver) {
 func parseOne(t *testing.T, d SigningWebhookDriver, ev signing.Event) signing.Event {
 	t.Helper()
 	header, body, now := d.Webhook(t, ev)
-	events, err := d.Provider().ParseWebhook(header, body, now)
+	events, err := d.Provider().ParseWebhook(Headers(map[string]string{SignatureHeader: header}), body, now)
 	if err != nil {
 		t.Fatalf("ParseWebhook(%s): %v", ev.Kind, err)
 	}

@@ -13,6 +13,32 @@
 // The fake is stricter than DocuSeal where that catches client bugs: field
 // areas must be page-relative and lie on an existing page, and two submitters
 // may not take one role.
+//
+// Where DocuSeal's behaviour surprises a client, the fake follows DocuSeal's
+// source (docusealco/docuseal 3.x), cited at each place:
+//   - each webhook URL has a generated HMAC secret "whsec_" + base64 of 24
+//     random bytes (lib/webhook_urls/signatures.rb, app/models/webhook_url.rb);
+//     a delivery is signed afresh at each attempt while the body's timestamp
+//     stays the event's creation time, with milliseconds
+//     (lib/send_webhook_request.rb); before 2.5.3 nothing was signed, and any
+//     custom header set under the URL's "Secret" goes with every delivery
+//     (app/controllers/webhook_secret_controller.rb);
+//   - the settings page's test delivery is never signed
+//     (app/jobs/send_test_webhook_request_job.rb);
+//   - templates record shared_link (default true in docs/openapi.json for
+//     /templates/pdf and /templates/docx), which lets anyone start a
+//     submission from the template's link (app/controllers/start_form_controller.rb);
+//   - POST /submissions validates message.body and phones
+//     (lib/params/submission_create_validator.rb) and answers 404 for an
+//     unknown template and 403 for another account's
+//     (app/controllers/api/submissions_controller.rb, api_base_controller.rb,
+//     app/controllers/errors_controller.rb);
+//   - submitters in API answers carry no decline_reason and, but in the
+//     create answer, no embed_src (lib/submitters/serialize_for_api.rb); the
+//     reason is in submission_events (lib/submissions/serialize_for_api.rb)
+//     and in form.declined webhooks (lib/submitters/serialize_for_webhook.rb);
+//   - combined_document_url is null until someone asks for it with
+//     include=combined_document_url (lib/submissions/serialize_for_api.rb).
 package docusealtest
 
 import (
@@ -35,11 +61,11 @@ import (
 
 // Defaults of a new Server.
 const (
-	DefaultAPIKey        = "test-docuseal-api-key"
-	DefaultWebhookSecret = "whsec_dGVzdC13ZWJob29rLXNlY3JldC0xMjM0NTY3OA=="
+	DefaultAPIKey = "test-docuseal-api-key"
 	// ProEditionMessage is the 404 message of a Community Edition server
-	// for the template-from-document endpoints (ErrorsController).
-	ProEditionMessage = "This feature is available in Pro Edition: https://www.docuseal.co/pricing"
+	// for the template-from-document endpoints
+	// (app/controllers/errors_controller.rb).
+	ProEditionMessage = "This feature is available in Pro Edition: https://www.docuseal.com/pricing"
 	// SignatureHeader carries a webhook's signature.
 	SignatureHeader = "X-Docuseal-Signature"
 )
@@ -61,8 +87,29 @@ type Option func(*Server)
 // WithAPIKey sets the API key the server accepts.
 func WithAPIKey(key string) Option { return func(s *Server) { s.APIKey = key } }
 
-// WithWebhookSecret sets the secret webhooks are signed with.
+// WithWebhookSecret sets the secret webhooks are signed with, instead of a
+// generated one.
 func WithWebhookSecret(secret string) Option { return func(s *Server) { s.WebhookSecret = secret } }
+
+// WithUnsignedWebhooks makes the server a DocuSeal older than 2.5.3, which
+// signs no delivery (lib/send_webhook_request.rb before 2.5.3).
+func WithUnsignedWebhooks() Option { return func(s *Server) { s.unsigned = true } }
+
+// WithWebhookHeader sets the custom header (the webhook URL's "Secret":
+// a key and a value) DocuSeal sends with every delivery, test deliveries
+// included (app/controllers/webhook_secret_controller.rb).
+func WithWebhookHeader(name, value string) Option {
+	return func(s *Server) { s.headerName, s.headerValue = name, value }
+}
+
+// GenerateWebhookSecret makes a secret as DocuSeal does
+// (WebhookUrls::Signatures.generate_secret): "whsec_" and the standard
+// base64 of 24 random bytes.
+func GenerateWebhookSecret() string {
+	var b [24]byte
+	rand.Read(b[:])
+	return "whsec_" + base64.StdEncoding.EncodeToString(b[:])
+}
 
 // WithClock sets the server's clock (for created_at, sent_at, ... and webhook
 // timestamps).
@@ -86,13 +133,18 @@ type Server struct {
 	URL string
 	// APIKey is the X-Auth-Token the server accepts.
 	APIKey string
-	// WebhookSecret signs the webhooks Webhook builds.
+	// WebhookSecret signs the webhooks Webhook builds: generated, as
+	// DocuSeal shows it read-only in its webhook settings.
 	WebhookSecret string
 
 	srv  *httptest.Server
 	mux  *http.ServeMux
 	now  func() time.Time
 	done chan struct{}
+
+	unsigned    bool
+	headerName  string
+	headerValue string
 
 	mu          sync.Mutex
 	community   bool
@@ -109,7 +161,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s := &Server{
 		APIKey:        DefaultAPIKey,
-		WebhookSecret: DefaultWebhookSecret,
+		WebhookSecret: GenerateWebhookSecret(),
 		now:           time.Now,
 		done:          make(chan struct{}),
 		lastID:        map[string]int64{"template": 1000, "document": 2000, "submission": 5000, "submitter": 9000, "event": 0},
@@ -239,11 +291,16 @@ type template struct {
 	Name       string
 	ExternalID string
 	Kind       string // pdf or docx
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	Documents  []*document
-	Roles      []role
-	Fields     []field
+	// SharedLink lets anyone holding the template's link start a
+	// submission (the templates.shared_link column).
+	SharedLink bool
+	// Foreign marks a template of another DocuSeal account.
+	Foreign   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Documents []*document
+	Roles     []role
+	Fields    []field
 }
 
 type document struct {
@@ -270,10 +327,13 @@ type area struct {
 }
 
 type submission struct {
-	ID          int64
-	Slug        string
-	Template    *template
-	Order       string
+	ID       int64
+	Slug     string
+	Template *template
+	Source   string // api or link
+	Order    string
+	// CombinedURL is set once the combined document has been generated.
+	CombinedURL string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ExpireAt    *time.Time
@@ -307,12 +367,29 @@ type submissionEvent struct {
 	SubmitterID int64
 	Type        string
 	At          time.Time
+	// Reason is the data.reason of a decline_form event
+	// (app/controllers/submit_form_decline_controller.rb).
+	Reason string
 }
 
 // addEvent records an event of typ by submitter submitterID on sub; the
 // caller holds s.mu.
 func (s *Server) addEvent(sub *submission, submitterID int64, typ string, at time.Time) {
 	sub.Events = append(sub.Events, submissionEvent{ID: s.nextID("event"), SubmitterID: submitterID, Type: typ, At: at})
+}
+
+// declineReason is the reason of submitter st's decline_form event, as
+// Submitters::SerializeForWebhook finds it; the caller holds s.mu.
+func (sub *submission) declineReason(st *submitter) any {
+	if st.DeclinedAt == nil {
+		return nil
+	}
+	for _, e := range sub.Events {
+		if e.SubmitterID == st.ID && e.Type == "decline_form" {
+			return nullable(e.Reason)
+		}
+	}
+	return nil
 }
 
 // nextID returns the next id of a kind; the caller holds s.mu.
@@ -378,6 +455,8 @@ type templateParams struct {
 	Name       string `json:"name"`
 	ExternalID string `json:"external_id"`
 	FolderName string `json:"folder_name"`
+	// SharedLink defaults to true (docs/openapi.json, /templates/pdf).
+	SharedLink *bool `json:"shared_link"`
 	Documents  []struct {
 		Name   string `json:"name"`
 		File   string `json:"file"`
@@ -528,6 +607,7 @@ func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request, kind str
 		t.Name = strings.TrimSuffix(p.Documents[0].Name, path.Ext(p.Documents[0].Name))
 	}
 	t.Kind, t.UpdatedAt, t.Documents, t.Roles, t.Fields = kind, now, docs, roles, fields
+	t.SharedLink = p.SharedLink == nil || *p.SharedLink
 	writeJSON(w, http.StatusOK, s.templateJSON(t))
 }
 
@@ -540,23 +620,40 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"status": 404})
 		return
 	}
+	if t.Foreign {
+		forbidden(w)
+		return
+	}
 	writeJSON(w, http.StatusOK, s.templateJSON(t))
+}
+
+// AddForeignTemplate stores a one-role template with fields that belongs
+// to another DocuSeal account, and returns its id: reading it or sending
+// it answers 403 "Not authorized", as CanCan's AccessDenied does for
+// another account's record (app/controllers/api/api_base_controller.rb).
+func (s *Server) AddForeignTemplate() string {
+	now := s.now().UTC()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := role{Name: "First Party", UUID: newUUID()}
+	t := &template{ID: s.nextID("template"), Slug: newSlug(), Name: "Another account's template", Kind: "pdf",
+		Foreign: true, CreatedAt: now, UpdatedAt: now, Roles: []role{r},
+		Fields: []field{{UUID: newUUID(), SubmitterUUID: r.UUID, Name: "Signature", Type: "signature", Required: true}}}
+	s.templates = append(s.templates, t)
+	return strconv.FormatInt(t.ID, 10)
 }
 
 // ---- submissions ----
 
 type submissionParams struct {
-	TemplateID      json.Number `json:"template_id"`
-	SendEmail       *bool       `json:"send_email"`
-	SendSMS         bool        `json:"send_sms"`
-	Order           string      `json:"order"`
-	SubmittersOrder string      `json:"submitters_order"`
-	ExpireAt        string      `json:"expire_at"`
-	Message         *struct {
-		Subject string `json:"subject"`
-		Body    string `json:"body"`
-	} `json:"message"`
-	Submitters []struct {
+	TemplateID      json.Number     `json:"template_id"`
+	SendEmail       *bool           `json:"send_email"`
+	SendSMS         bool            `json:"send_sms"`
+	Order           string          `json:"order"`
+	SubmittersOrder string          `json:"submitters_order"`
+	ExpireAt        string          `json:"expire_at"`
+	Message         json.RawMessage `json:"message"`
+	Submitters      []struct {
 		Name      string `json:"name"`
 		Email     string `json:"email"`
 		Phone     string `json:"phone"`
@@ -580,6 +677,10 @@ func (s *Server) createSubmission(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(p.Submitters) == 0 {
 		unprocessable(w, "submitters is required")
+		return
+	}
+	if msg := validateSubmission(p); msg != "" {
+		unprocessable(w, msg)
 		return
 	}
 	order := p.SubmittersOrder
@@ -611,7 +712,12 @@ func (s *Server) createSubmission(w http.ResponseWriter, r *http.Request) {
 	t := s.templateByID(tid)
 	switch {
 	case t == nil:
-		unprocessable(w, "Template not found")
+		// load_and_authorize_resource :template raises RecordNotFound,
+		// which ErrorsController renders as {"status": 404}.
+		writeJSON(w, http.StatusNotFound, map[string]any{"status": 404})
+		return
+	case t.Foreign:
+		forbidden(w)
 		return
 	case len(t.Fields) == 0:
 		unprocessable(w, "Template does not contain fields")
@@ -621,7 +727,7 @@ func (s *Server) createSubmission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sub := &submission{ID: s.nextID("submission"), Slug: newSlug(), Template: t, Order: order, CreatedAt: now, UpdatedAt: now, ExpireAt: expireAt}
+	sub := &submission{ID: s.nextID("submission"), Slug: newSlug(), Template: t, Source: "api", Order: order, CreatedAt: now, UpdatedAt: now, ExpireAt: expireAt}
 	taken := map[string]bool{}
 	for i, ps := range p.Submitters {
 		// Submissions::CreateFromSubmitters.find_submitter_uuid: the role
@@ -716,6 +822,11 @@ func (s *Server) getSubmission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	combined := strings.Contains(r.URL.Query().Get("include"), "combined_document_url")
+	if combined && sub.status(s.now().UTC()) == "completed" && sub.CombinedURL == "" {
+		// Submissions::EnsureCombinedGenerated, then kept as the
+		// submission's combined_document attachment.
+		sub.CombinedURL = s.fileURL(newUUID(), sub.Template.Name+".pdf")
+	}
 	writeJSON(w, http.StatusOK, s.submissionJSON(sub, true, combined))
 }
 
@@ -834,13 +945,21 @@ func (s *Server) submissionJSON(sub *submission, full, combined bool) map[string
 		},
 		"created_by_user": author(),
 	}
-	if combined && status == "completed" {
-		m["combined_document_url"] = s.fileURL(newUUID(), sub.Template.Name+".pdf")
+	// Submissions::SerializeForApi: the combined document's URL once it
+	// exists, whatever was asked; null before.
+	if status == "completed" && sub.CombinedURL != "" {
+		m["combined_document_url"] = sub.CombinedURL
 	}
 	if full {
+		// Submitters::SerializeForApi.serialize_events: data carries the
+		// decline reason.
 		events := []map[string]any{}
 		for _, e := range sub.Events {
-			events = append(events, map[string]any{"id": e.ID, "submitter_id": e.SubmitterID, "event_type": e.Type, "event_timestamp": railsTime(e.At)})
+			data := map[string]any{}
+			if e.Reason != "" {
+				data["reason"] = e.Reason
+			}
+			events = append(events, map[string]any{"id": e.ID, "submitter_id": e.SubmitterID, "event_type": e.Type, "event_timestamp": railsTime(e.At), "data": data})
 		}
 		m["submission_events"] = events
 		m["documents"] = s.signedDocuments(sub, status == "completed")
@@ -852,26 +971,25 @@ func (s *Server) submissionJSON(sub *submission, full, combined bool) map[string
 // submitterJSON is Submitters::SerializeForApi; the caller holds s.mu.
 func (s *Server) submitterJSON(sub *submission, st *submitter, withDocuments bool) map[string]any {
 	m := map[string]any{
-		"id":             st.ID,
-		"submission_id":  sub.ID,
-		"uuid":           st.UUID,
-		"email":          nullable(st.Email),
-		"slug":           st.Slug,
-		"sent_at":        railsTimePtr(st.SentAt),
-		"opened_at":      railsTimePtr(st.OpenedAt),
-		"completed_at":   railsTimePtr(st.CompletedAt),
-		"declined_at":    railsTimePtr(st.DeclinedAt),
-		"created_at":     railsTime(st.CreatedAt),
-		"updated_at":     railsTime(st.UpdatedAt),
-		"name":           nullable(st.Name),
-		"phone":          nullable(st.Phone),
-		"external_id":    nil,
-		"status":         st.status(),
-		"decline_reason": nullable(st.DeclineReason),
-		"metadata":       map[string]any{},
-		"preferences":    map[string]any{"send_email": st.SendEmail, "send_sms": st.SendSMS},
-		"values":         s.values(sub, st),
-		"role":           st.Role,
+		"id":            st.ID,
+		"submission_id": sub.ID,
+		"uuid":          st.UUID,
+		"email":         nullable(st.Email),
+		"slug":          st.Slug,
+		"sent_at":       railsTimePtr(st.SentAt),
+		"opened_at":     railsTimePtr(st.OpenedAt),
+		"completed_at":  railsTimePtr(st.CompletedAt),
+		"declined_at":   railsTimePtr(st.DeclinedAt),
+		"created_at":    railsTime(st.CreatedAt),
+		"updated_at":    railsTime(st.UpdatedAt),
+		"name":          nullable(st.Name),
+		"phone":         nullable(st.Phone),
+		"external_id":   nil,
+		"status":        st.status(),
+		"metadata":      map[string]any{},
+		"preferences":   map[string]any{"send_email": st.SendEmail, "send_sms": st.SendSMS},
+		"values":        s.values(sub, st),
+		"role":          st.Role,
 	}
 	if withDocuments {
 		m["documents"] = s.signedDocuments(sub, st.CompletedAt != nil)
@@ -884,6 +1002,8 @@ func (s *Server) submitterJSON(sub *submission, st *submitter, withDocuments boo
 func (s *Server) submitterWebhookJSON(sub *submission, st *submitter) map[string]any {
 	now := s.now().UTC()
 	m := s.submitterJSON(sub, st, true)
+	// Only webhooks carry the decline reason.
+	m["decline_reason"] = sub.declineReason(st)
 	m["ua"] = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 	m["ip"] = "203.0.113.7"
 	m["application_key"] = nil
@@ -900,7 +1020,7 @@ func (s *Server) submitterWebhookJSON(sub *submission, st *submitter) map[string
 	m["submission"] = map[string]any{
 		"id":                    sub.ID,
 		"audit_log_url":         nullable(sub.AuditLogURL),
-		"combined_document_url": nil,
+		"combined_document_url": nullable(sub.CombinedURL),
 		"status":                sub.status(now),
 		"url":                   s.srv.URL + "/e/" + sub.Slug,
 		"variables":             map[string]any{},
@@ -961,6 +1081,55 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func unprocessable(w http.ResponseWriter, msg string) {
 	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": msg})
+}
+
+// forbidden is CanCan::AccessDenied as Api::ApiBaseController renders it.
+func forbidden(w http.ResponseWriter) {
+	writeJSON(w, http.StatusForbidden, map[string]any{"error": "Not authorized"})
+}
+
+// emailFormat is User::FULL_EMAIL_REGEXP (app/models/user.rb), which
+// Params::BaseValidator#email_format applies.
+var emailFormat = regexp.MustCompile(`(?i)^[a-z0-9][.']?(?:(?:[a-z0-9_-]+[.+'])*[a-z0-9_-]+)*@(?:[a-z0-9]+[.-])*[a-z0-9]+\.[a-z]{2,}$`)
+
+// phoneFormat is the phone rule of Params::SubmissionCreateValidator.
+var phoneFormat = regexp.MustCompile(`^\+\d+$`)
+
+// validateSubmission is the part of Params::SubmissionCreateValidator
+// (lib/params/submission_create_validator.rb) for a body with submitters;
+// it returns DocuSeal's message, "" when the body passes.
+func validateSubmission(p submissionParams) string {
+	// in_path(params, :message, skip_blank: true): a message object that
+	// is not blank must have a body.
+	if m := strings.TrimSpace(string(p.Message)); m != "" && m != "null" && m != "{}" {
+		var msg map[string]any
+		if json.Unmarshal(p.Message, &msg) != nil {
+			return "message must be a Object"
+		}
+		if b, _ := msg["body"].(string); strings.TrimSpace(b) == "" {
+			return "body is required in `message`."
+		}
+	}
+	roles := map[string]bool{}
+	for i, sp := range p.Submitters {
+		at := fmt.Sprintf(" in `submitters[%d]`.", i)
+		if sp.Email == "" && sp.Phone == "" && sp.Name == "" {
+			return "email or phone or name is required" + at
+		}
+		if sp.Email != "" && !strings.Contains(sp.Email, "<") && !emailFormat.MatchString(strings.TrimSpace(sp.Email)) {
+			return "email is invalid" + at
+		}
+		if sp.Phone != "" && !phoneFormat.MatchString(sp.Phone) {
+			return "phone should start with +<country code> and contain only digits" + at
+		}
+		if sp.Role != "" {
+			if roles[sp.Role] {
+				return "role must be unique in `submitters`."
+			}
+			roles[sp.Role] = true
+		}
+	}
+	return ""
 }
 
 // railsTime formats t as Rails' JSON does: UTC with milliseconds.

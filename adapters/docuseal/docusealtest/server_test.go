@@ -230,21 +230,50 @@ func TestDocuSealBehaviour(t *testing.T) {
 		c := client{t, srv}
 		_, tpl := c.do("POST", "/templates/pdf", templateBody("Client"))
 		_, bare := c.do("POST", "/templates/pdf", fmt.Sprintf(`{"name":"bare","documents":[{"name":"a.pdf","file":"%s"}]}`, base64.StdEncoding.EncodeToString(porttest.MinimalPDF(1))))
+		foreign := srv.AddForeignTemplate()
+		tid := id(tpl)
 		tests := []struct {
-			name, body, want string
+			name, body string
+			status     int
+			want       map[string]any
 		}{
-			{"more signers than roles", `{"template_id":` + id(tpl) + `,"submitters":[{"email":"a@example.com"},{"email":"b@example.com"}]}`, "Defined more signing parties than in template"},
-			{"a template without fields", `{"template_id":` + id(bare) + `,"submitters":[{"email":"a@example.com"}]}`, "Template does not contain fields"},
-			{"an unknown template", `{"template_id":999,"submitters":[{"email":"a@example.com"}]}`, "Template not found"},
+			{"more signers than roles", `{"template_id":` + tid + `,"submitters":[{"email":"a@example.com"},{"email":"b@example.com"}]}`, 422, map[string]any{"error": "Defined more signing parties than in template"}},
+			{"a template without fields", `{"template_id":` + id(bare) + `,"submitters":[{"email":"a@example.com"}]}`, 422, map[string]any{"error": "Template does not contain fields"}},
+			// load_and_authorize_resource :template: RecordNotFound, then
+			// CanCan::AccessDenied for another account's template.
+			{"an unknown template", `{"template_id":999,"submitters":[{"email":"a@example.com"}]}`, 404, map[string]any{"status": float64(404)}},
+			{"another account's template", `{"template_id":` + foreign + `,"submitters":[{"email":"a@example.com"}]}`, 403, map[string]any{"error": "Not authorized"}},
+			// Params::SubmissionCreateValidator.
+			{"a message without a body", `{"template_id":` + tid + `,"message":{"subject":"Sign"},"submitters":[{"email":"a@example.com"}]}`, 422, map[string]any{"error": "body is required in `message`."}},
+			{"a phone with spaces", `{"template_id":` + tid + `,"submitters":[{"email":"a@example.com","phone":"+61 400 000 000"}]}`, 422, map[string]any{"error": "phone should start with +<country code> and contain only digits in `submitters[0]`."}},
+			{"a phone without +", `{"template_id":` + tid + `,"submitters":[{"phone":"0400000000"}]}`, 422, map[string]any{"error": "phone should start with +<country code> and contain only digits in `submitters[0]`."}},
+			{"an invalid email", `{"template_id":` + tid + `,"submitters":[{"email":"a@example"}]}`, 422, map[string]any{"error": "email is invalid in `submitters[0]`."}},
+			{"a submitter with nothing", `{"template_id":` + tid + `,"submitters":[{"role":"Client"}]}`, 422, map[string]any{"error": "email or phone or name is required in `submitters[0]`."}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
 				status, got := c.do("POST", "/submissions", tt.body)
-				is.Equal(status, http.StatusUnprocessableEntity) // refused
-				is.Equal(got, map[string]any{"error": tt.want})  // DocuSeal's message
+				is.Equal(status, tt.status) // refused
+				is.Equal(got, tt.want)      // DocuSeal's answer
 			})
 		}
+		t.Run("accepted: an empty message, a body alone, an E.164 phone", func(t *testing.T) {
+			is := is.New(t)
+			for _, body := range []string{
+				`{"template_id":` + tid + `,"message":{},"submitters":[{"email":"a@example.com"}]}`,
+				`{"template_id":` + tid + `,"message":{"body":"Please sign"},"submitters":[{"email":"a@example.com","phone":"+61400000000"}]}`,
+			} {
+				status, _ := c.do("POST", "/submissions", body)
+				is.Equal(status, http.StatusOK) // accepted
+			}
+		})
+		t.Run("reading another account's template", func(t *testing.T) {
+			is := is.New(t)
+			status, got := c.do("GET", "/templates/"+foreign, "")
+			is.Equal(status, http.StatusForbidden)                   // 403
+			is.Equal(got, map[string]any{"error": "Not authorized"}) // CanCan
+		})
 	})
 	t.Run("areas must be page-relative and on a page", func(t *testing.T) {
 		srv := NewServer(t)
@@ -311,4 +340,137 @@ func TestSign(t *testing.T) {
 	// hmac), as DocuSeal's
 	// WebhookUrls::Signatures.sign computes it.
 	is.Equal(Sign("whsec_test", time.Unix(1700000000, 0), []byte("{}")), "1700000000.35495024f4ef3f94e5a93e22221544c4b75e9a42300cd965ab81cb85cd994e91") // known signature
+}
+
+// TestRealDocuSealWebhooks checks the stand-in's webhooks and links
+// against DocuSeal's source (see the package comment).
+func TestRealDocuSealWebhooks(t *testing.T) {
+	t.Parallel()
+	clockAt := time.Date(2026, 11, 21, 9, 30, 0, 123e6, time.UTC)
+	now := clockAt
+	newServer := func(t *testing.T, opts ...Option) (*Server, client, string) {
+		srv := NewServer(t, append([]Option{WithClock(func() time.Time { return now })}, opts...)...)
+		c := client{t, srv}
+		_, tpl := c.do("POST", "/templates/pdf", templateBody("Client"))
+		status, subs := c.do("POST", "/submissions", `{"template_id":`+id(tpl)+`,"submitters":[{"email":"client@example.com","role":"Client"}]}`)
+		if status != 200 {
+			t.Fatalf("create submission: %d %v", status, subs)
+		}
+		return srv, c, fmt.Sprint(int64(subs.([]any)[0].(map[string]any)["submission_id"].(float64)))
+	}
+
+	t.Run("a generated whsec_ secret of 24 random bytes", func(t *testing.T) {
+		is := is.New(t)
+		a, b := NewServer(t), NewServer(t)
+		is.True(strings.HasPrefix(a.WebhookSecret, "whsec_")) // DocuSeal's prefix
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(a.WebhookSecret, "whsec_"))
+		is.NoErr(err)                               // base64
+		is.Equal(len(raw), 24)                      // 24 bytes
+		is.True(a.WebhookSecret != b.WebhookSecret) // one per webhook URL
+	})
+
+	t.Run("each attempt is signed afresh; the body keeps the event time in milliseconds", func(t *testing.T) {
+		is := is.New(t)
+		now = clockAt
+		srv, _, sub := newServer(t)
+		is.NoErr(srv.Complete(sub, "client@example.com"))
+		header, body, err := srv.Webhook("form.completed", sub, "client@example.com")
+		is.NoErr(err)
+		var env struct{ Timestamp string }
+		is.NoErr(json.Unmarshal(body, &env))
+		is.Equal(env.Timestamp, "2026-11-21T09:30:00.123Z")                      // created_at.to_json
+		is.Equal(header, Sign(srv.WebhookSecret, clockAt, body))                 // signed now
+		now = clockAt.Add(2 * time.Minute)                                       // a retry later
+		is.Equal(srv.Resign(body), Sign(srv.WebhookSecret, now, body))           // a fresh timestamp
+		is.True(strings.HasPrefix(srv.Resign(body), fmt.Sprint(now.Unix())+".")) // of the attempt
+		now = clockAt
+	})
+
+	t.Run("the test delivery is never signed but carries the custom header", func(t *testing.T) {
+		is := is.New(t)
+		srv, _, sub := newServer(t, WithWebhookHeader("X-Counsel-Key", "s3cret"))
+		_, _, err := srv.TestDelivery()
+		is.True(err != nil) // nothing to send before a completion
+		is.NoErr(srv.Complete(sub, "client@example.com"))
+		h, body, err := srv.TestDelivery()
+		is.NoErr(err)
+		is.Equal(h.Get(SignatureHeader), "")       // unsigned
+		is.Equal(h.Get("X-Counsel-Key"), "s3cret") // the custom header
+		var env struct {
+			EventType string `json:"event_type"`
+			Timestamp string
+		}
+		is.NoErr(json.Unmarshal(body, &env))
+		is.Equal(env.EventType, "form.completed")       // a form.completed
+		is.Equal(env.Timestamp, "2026-11-21T09:30:00Z") // Time.current.iso8601
+		h, _, err = srv.Delivery("form.completed", sub, "client@example.com")
+		is.NoErr(err)
+		is.True(h.Get(SignatureHeader) != "")      // real deliveries are signed
+		is.Equal(h.Get("X-Counsel-Key"), "s3cret") // and carry the header too
+	})
+
+	t.Run("before 2.5.3 nothing is signed", func(t *testing.T) {
+		is := is.New(t)
+		srv, _, sub := newServer(t, WithUnsignedWebhooks(), WithWebhookHeader("X-Counsel-Key", "s3cret"))
+		is.NoErr(srv.Complete(sub, "client@example.com"))
+		h, _, err := srv.Delivery("form.completed", sub, "client@example.com")
+		is.NoErr(err)
+		is.Equal(h.Get(SignatureHeader), "")       // unsigned
+		is.Equal(h.Get("X-Counsel-Key"), "s3cret") // the custom header only
+	})
+
+	t.Run("shared_link is recorded and honoured", func(t *testing.T) {
+		is := is.New(t)
+		srv, c, _ := newServer(t)
+		other := strings.Replace(templateBody("Client"), "c248ffba", "d248ffba", 1)
+		_, open := c.do("POST", "/templates/pdf", other) // default: true
+		shut := strings.Replace(templateBody("Client"), `{"name":"Service agreement","external_id":"c248ffba-ef81-48b7-8e17-e3cecda1c1c5",`, `{"name":"Private","shared_link":false,`, 1)
+		_, closed := c.do("POST", "/templates/pdf", shut)
+		tpl, _ := srv.Template(id(open))
+		is.True(tpl.SharedLink) // DocuSeal's default
+		_, err := srv.StartForm(id(open), "anyone@example.org")
+		is.NoErr(err) // anyone with the link starts a submission
+		tpl, _ = srv.Template(id(closed))
+		is.True(!tpl.SharedLink) // recorded
+		_, err = srv.StartForm(id(closed), "anyone@example.org")
+		is.True(err != nil) // refused
+	})
+
+	t.Run("no decline_reason in API answers; it is in submission_events and webhooks", func(t *testing.T) {
+		is := is.New(t)
+		srv, c, sub := newServer(t)
+		is.NoErr(srv.Decline(sub, "client@example.com", "Wrong fee"))
+		_, got := c.do("GET", "/submissions/"+sub, "")
+		m := got.(map[string]any)
+		st := m["submitters"].([]any)[0].(map[string]any)
+		_, has := st["decline_reason"]
+		is.True(!has) // not on the submitter
+		_, has = st["embed_src"]
+		is.True(!has) // no link either
+		var reason any
+		for _, e := range m["submission_events"].([]any) {
+			if e.(map[string]any)["event_type"] == "decline_form" {
+				reason = e.(map[string]any)["data"].(map[string]any)["reason"]
+			}
+		}
+		is.Equal(reason, "Wrong fee") // in the events
+		_, body, err := srv.Webhook("form.declined", sub, "client@example.com")
+		is.NoErr(err)
+		is.True(strings.Contains(string(body), `"decline_reason":"Wrong fee"`)) // in the webhook
+	})
+
+	t.Run("combined_document_url is null until asked for", func(t *testing.T) {
+		is := is.New(t)
+		srv, c, sub := newServer(t)
+		is.NoErr(srv.Complete(sub, "client@example.com"))
+		_, list := c.do("GET", "/submissions", "")
+		is.Equal(list.(map[string]any)["data"].([]any)[0].(map[string]any)["combined_document_url"], nil) // not generated
+		_, got := c.do("GET", "/submissions/"+sub, "")
+		is.Equal(got.(map[string]any)["combined_document_url"], nil) // nor without include
+		_, got = c.do("GET", "/submissions/"+sub+"?include=combined_document_url", "")
+		url := got.(map[string]any)["combined_document_url"]
+		is.True(url != nil) // generated
+		_, list = c.do("GET", "/submissions", "")
+		is.Equal(list.(map[string]any)["data"].([]any)[0].(map[string]any)["combined_document_url"], url) // and kept
+	})
 }

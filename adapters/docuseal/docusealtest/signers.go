@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -80,6 +81,7 @@ func (s *Server) Decline(submissionID, email, reason string) error {
 		st.DeclinedAt, st.DeclineReason, st.UpdatedAt = ptr(now), reason, now
 		sub.UpdatedAt = now
 		s.addEvent(sub, st.ID, "decline_form", now)
+		sub.Events[len(sub.Events)-1].Reason = reason
 		return nil
 	})
 }
@@ -105,9 +107,21 @@ func (s *Server) Expire(submissionID string) error {
 // for "form.*" events (form.viewed, form.started, form.completed,
 // form.declined) data is the submitter with email, for "submission.*"
 // events (submission.created, submission.completed, submission.expired,
-// submission.archived) the submission. It is signed with WebhookSecret at the
-// server's clock.
+// submission.archived) the submission. The body's timestamp is the
+// event's creation time at the server's clock, with milliseconds, and
+// stays so on every retry; the header signs this attempt at the server's
+// clock with WebhookSecret (lib/send_webhook_request.rb), and is "" for a
+// server WithUnsignedWebhooks. Resign signs a later attempt.
 func (s *Server) Webhook(eventType, submissionID, email string) (header string, body []byte, err error) {
+	h, body, err := s.Delivery(eventType, submissionID, email)
+	return h.Get(SignatureHeader), body, err
+}
+
+// Delivery is Webhook with every header DocuSeal sends: Content-Type,
+// User-Agent, the custom header of WithWebhookHeader, and
+// X-Docuseal-Signature unless the server is WithUnsignedWebhooks or the
+// custom header is itself named X-Docuseal-Signature.
+func (s *Server) Delivery(eventType, submissionID, email string) (http.Header, []byte, error) {
 	now := s.now().UTC()
 	s.mu.Lock()
 	var data map[string]any
@@ -116,31 +130,107 @@ func (s *Server) Webhook(eventType, submissionID, email string) (header string, 
 		sub, st, ferr := s.find(submissionID, email)
 		if ferr != nil {
 			s.mu.Unlock()
-			return "", nil, ferr
+			return nil, nil, ferr
 		}
 		data = s.submitterWebhookJSON(sub, st)
 	case strings.HasPrefix(eventType, "submission."):
 		sub, ferr := s.findSubmission(submissionID)
 		if ferr != nil {
 			s.mu.Unlock()
-			return "", nil, ferr
+			return nil, nil, ferr
 		}
 		data = s.submissionJSON(sub, true, false)
 	default:
 		s.mu.Unlock()
-		return "", nil, fmt.Errorf("docusealtest: unknown webhook event type %q", eventType)
+		return nil, nil, fmt.Errorf("docusealtest: unknown webhook event type %q", eventType)
 	}
 	s.mu.Unlock()
 
-	body, err = json.Marshal(map[string]any{
+	body, err := json.Marshal(map[string]any{
 		"event_type": eventType,
-		"timestamp":  now.Format(time.RFC3339),
+		"timestamp":  railsTime(now), // webhook_event.created_at.to_json
 		"data":       data,
 	})
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
-	return s.SignWebhook(now, body), body, nil
+	return s.headers(body, true), body, nil
+}
+
+// Resign returns the X-Docuseal-Signature of another attempt to deliver
+// body, signed at the server's clock now: DocuSeal signs each attempt
+// afresh and keeps the body ("" WithUnsignedWebhooks).
+func (s *Server) Resign(body []byte) string {
+	return s.headers(body, true).Get(SignatureHeader)
+}
+
+// headers builds a delivery's headers; signed is false for the test
+// delivery.
+func (s *Server) headers(body []byte, signed bool) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "DocuSeal.com Webhook")
+	if s.headerName != "" {
+		h.Set(s.headerName, s.headerValue)
+	}
+	if signed && !s.unsigned && h.Get(SignatureHeader) == "" {
+		h.Set(SignatureHeader, s.SignWebhook(s.now().UTC(), body))
+	}
+	return h
+}
+
+// TestDelivery is what the "Test webhook" button of DocuSeal's webhook
+// settings sends (app/jobs/send_test_webhook_request_job.rb): a
+// form.completed event about the account's last completed submitter, its
+// timestamp in whole seconds, with the custom header but never signed.
+// An error when no submitter has completed (DocuSeal sends nothing then).
+func (s *Server) TestDelivery() (http.Header, []byte, error) {
+	now := s.now().UTC()
+	s.mu.Lock()
+	var data map[string]any
+	var last *submitter
+	for _, sub := range s.submissions {
+		for _, st := range sub.Submitters {
+			if st.CompletedAt != nil && (last == nil || st.ID > last.ID) {
+				last, data = st, s.submitterWebhookJSON(sub, st)
+			}
+		}
+	}
+	s.mu.Unlock()
+	if last == nil {
+		return nil, nil, fmt.Errorf("docusealtest: no completed submitter to send a test webhook about")
+	}
+	body, err := json.Marshal(map[string]any{"event_type": "form.completed", "timestamp": now.Format(time.RFC3339), "data": data})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.headers(body, false), body, nil
+}
+
+// StartForm is a visitor opening the template's shared link and starting a
+// submission as email (app/controllers/start_form_controller.rb): it works
+// only when the template's shared_link is on. It returns the new
+// submission's id.
+func (s *Server) StartForm(templateID, email string) (string, error) {
+	n, err := strconv.ParseInt(templateID, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("docusealtest: template id %q is not a number", templateID)
+	}
+	now := s.now().UTC()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.templateByID(n)
+	switch {
+	case t == nil:
+		return "", fmt.Errorf("docusealtest: no template %d", n)
+	case !t.SharedLink:
+		return "", fmt.Errorf("docusealtest: template %d has no shared link: the start form redirects", n)
+	}
+	sub := &submission{ID: s.nextID("submission"), Slug: newSlug(), Template: t, Source: "link", Order: "preserved", CreatedAt: now, UpdatedAt: now}
+	sub.Submitters = append(sub.Submitters, &submitter{ID: s.nextID("submitter"), UUID: t.Roles[0].UUID, Slug: newSlug(),
+		Role: t.Roles[0].Name, Email: strings.ToLower(email), CreatedAt: now, UpdatedAt: now, OpenedAt: ptr(now)})
+	s.submissions = append(s.submissions, sub)
+	return strconv.FormatInt(sub.ID, 10), nil
 }
 
 // SignWebhook returns the X-Docuseal-Signature value for body sent at ts:
@@ -217,6 +307,7 @@ type Template struct {
 	Name       string
 	ExternalID string
 	Kind       string // "pdf" or "docx": the endpoint that built it
+	SharedLink bool
 	Roles      []string
 	Documents  []Document
 	Fields     []Field
@@ -258,7 +349,7 @@ func (s *Server) Template(id string) (Template, bool) {
 	if t == nil {
 		return Template{}, false
 	}
-	out := Template{ID: id, Name: t.Name, ExternalID: t.ExternalID, Kind: t.Kind}
+	out := Template{ID: id, Name: t.Name, ExternalID: t.ExternalID, Kind: t.Kind, SharedLink: t.SharedLink}
 	docIndex := map[string]int{}
 	for i, d := range t.Documents {
 		docIndex[d.UUID] = i
