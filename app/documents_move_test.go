@@ -135,7 +135,7 @@ func TestDocumentFilesMoveIntoTheDatabase(t *testing.T) {
 		err = start()
 		is.True(err != nil)
 		is.True(strings.Contains(err.Error(), gone) && strings.Contains(err.Error(), "missing")) // names the file
-		is.Equal(moved(), 0)                                                                  // nothing moved
+		is.Equal(moved(), 0)                                                                     // nothing moved
 		is.NoErr(os.WriteFile(gone, b, 0o600))
 	})
 	t.Run("a file that differs stops the start, naming it", func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestDocumentFilesMoveIntoTheDatabase(t *testing.T) {
 		err = start()
 		is.True(err != nil)
 		is.True(strings.Contains(err.Error(), changed) && strings.Contains(err.Error(), "differs")) // names the file
-		is.Equal(moved(), 0)                                                                      // nothing moved
+		is.Equal(moved(), 0)                                                                        // nothing moved
 		is.NoErr(os.WriteFile(changed, b, 0o600))
 	})
 
