@@ -274,6 +274,25 @@ func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) 
 	return nil
 }
 
+// EnsureSigningKey implements ports.AccountStore. Under a
+// transaction-level advisory lock, instances starting together decide one
+// after the other: the first stores its key, the others find it.
+func (s *AccountStore) EnsureSigningKey(ctx context.Context, k account.SigningKey) error {
+	err := s.db.tx(ctx, func(x q) error {
+		if _, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockKey("signing-keys")); err != nil {
+			return err
+		}
+		_, err := x.exec(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at)
+			SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
+			k.ID, k.PrivateKey, k.CreatedAt, nullTime(k.RetiredAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("first signing key: %w", err)
+	}
+	return nil
+}
+
 // Secret implements ports.AccountStore. Instances starting together
 // agree: the insert of the second does nothing and it reads the first's.
 func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {

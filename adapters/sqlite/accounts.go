@@ -308,6 +308,22 @@ func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) 
 	return nil
 }
 
+// EnsureSigningKey implements ports.AccountStore. Write transactions
+// begin IMMEDIATE, so processes starting together on one file decide one
+// after the other.
+func (s *AccountStore) EnsureSigningKey(ctx context.Context, k account.SigningKey) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at)
+			SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
+			k.ID, k.PrivateKey, ms(k.CreatedAt), nullMs(k.RetiredAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("first signing key: %w", err)
+	}
+	return nil
+}
+
 // Secret implements ports.AccountStore.
 func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
 	var v []byte

@@ -256,13 +256,20 @@ func AccountsSuite(t *testing.T, s Stores) {
 	is.True(got.RevokedAt != nil)
 	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0, nil)), domain.ENOTFOUND)
 
-	// Keys newest first; a secret is created once.
+	// The first key is stored once, whoever offers one after it; keys
+	// newest first; a secret is created once.
+	is.NoErr(s.Accounts.EnsureSigningKey(ctx, account.SigningKey{ID: "k0", PrivateKey: []byte("seed0"), CreatedAt: T0.Add(-time.Minute)}))
+	is.NoErr(s.Accounts.EnsureSigningKey(ctx, account.SigningKey{ID: "k0b", PrivateKey: []byte("other"), CreatedAt: T0}))
+	keys, err := s.Accounts.SigningKeys(ctx)
+	is.NoErr(err)
+	is.Equal(len(keys), 1)
+	is.Equal(keys[0].ID, "k0")
 	retired := T0.Add(time.Hour)
 	is.NoErr(s.Accounts.AddSigningKey(ctx, account.SigningKey{ID: "k1", PrivateKey: []byte("seed1"), CreatedAt: T0, RetiredAt: &retired}))
 	is.NoErr(s.Accounts.AddSigningKey(ctx, account.SigningKey{ID: "k2", PrivateKey: []byte("seed2"), CreatedAt: T0.Add(time.Minute)}))
-	keys, err := s.Accounts.SigningKeys(ctx)
+	keys, err = s.Accounts.SigningKeys(ctx)
 	is.NoErr(err)
-	is.Equal(len(keys), 2)
+	is.Equal(len(keys), 3)
 	is.Equal(keys[0].ID, "k2")
 	is.Equal(keys[1].PrivateKey, []byte("seed1"))
 	is.True(keys[1].RetiredAt != nil && keys[1].RetiredAt.Equal(retired))
