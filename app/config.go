@@ -382,7 +382,7 @@ func (c Options) Validate() error {
 	if c.AdminPassword != "" && (len([]rune(c.AdminPassword)) < 8 || len([]rune(c.AdminPassword)) > 128) {
 		bad("COUNSEL_ADMIN_PASSWORD must be 8 to 128 characters")
 	}
-	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr {
+	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
 		bad("COUNSEL_METRICS_ADDR must differ from COUNSEL_ADDR (set COUNSEL_METRICS_TOKEN for /metrics on the main listener)")
 	}
 	return errors.Join(errs...)
