@@ -9,9 +9,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 run: build
 	$(BIN) serve
 
-## build: compile the binary into bin/
+## build: compile the static binary into bin/ (deploy/Dockerfile runs this too)
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/counsel
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/counsel
 
 ## test: vet, then at once the whole test suite with the race detector (fuzz seed corpora included)
 ## and the HTTP suite again on PostgreSQL (COUNSEL_TEST_POSTGRES; skipped when no server answers).

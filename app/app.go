@@ -26,6 +26,7 @@ import (
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
+	"counsel/adapters/metrics"
 	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"
@@ -61,6 +62,8 @@ type App struct {
 	stop    context.CancelFunc
 	loops   sync.WaitGroup
 	closers []func() error
+	// metrics is nil when metrics are off (metrics.go).
+	metrics *metrics.Registry
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -165,6 +168,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	hasher := argon2.New(argon2.Options{Params: hp, Concurrency: cfg.HashConcurrency, Rand: cfg.Rand})
 	a.hasher, a.store = hasher, store
+	a.metrics = a.newMetrics()
 	if err := a.bootstrap(ctx, store, hasher); err != nil {
 		return err
 	}
@@ -212,6 +216,7 @@ func (a *App) wire(ctx context.Context) error {
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
 		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
+		Observer: a.accountObserver(),
 	})
 	a.startHousekeeping(store)
 	a.followChanges()
@@ -261,6 +266,9 @@ func (a *App) wire(ctx context.Context) error {
 		RateLimiter:    a.rateLimiter(),
 		Now:            cfg.Clock.Now,
 		Version:        cfg.Version,
+		Requests:       a.requestObserver(),
+		Metrics:        a.mainMetrics(),
+		MetricsToken:   cfg.MetricsToken,
 	}))
 	return nil
 }
@@ -339,7 +347,7 @@ func (a *App) wireContracts() error {
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
 	})
-	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.Contracts.ExpireDue)))
+	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	return nil
 }
 

@@ -93,6 +93,12 @@ type Options struct {
 	// session change how the account signs in (README "Recent
 	// authentication").
 	ReauthWindow time.Duration
+
+	// MetricsToken turns GET /metrics on on the main listener, for
+	// callers sending it as a bearer token; MetricsAddr serves /metrics
+	// alone on a listener of its own, without a token (metrics.go).
+	MetricsToken string
+	MetricsAddr  string
 }
 
 // Injections are not settings: what tests and the command line hand the
@@ -255,6 +261,8 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"COUNSEL_METRICS_TOKEN", "", "serve GET /metrics on COUNSEL_ADDR to callers sending Authorization: Bearer <this token>; empty: not there", func(c *Options, v string) error { c.MetricsToken = strings.TrimSpace(v); return nil }},
+		{"COUNSEL_METRICS_ADDR", "", "serve GET /metrics without a token on this address of its own (e.g. 127.0.0.1:9090); empty: no such listener", str(func(c *Options) *string { return &c.MetricsAddr })},
 	}
 }
 
@@ -393,6 +401,9 @@ func (c Options) Validate() error {
 	}
 	if c.AdminPassword != "" && (len([]rune(c.AdminPassword)) < 8 || len([]rune(c.AdminPassword)) > 128) {
 		bad("COUNSEL_ADMIN_PASSWORD must be 8 to 128 characters")
+	}
+	if c.MetricsAddr != "" && c.MetricsAddr == c.Addr && !strings.HasSuffix(c.Addr, ":0") {
+		bad("COUNSEL_METRICS_ADDR must differ from COUNSEL_ADDR (set COUNSEL_METRICS_TOKEN for /metrics on the main listener)")
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"time"
+
+	"counsel/adapters/metrics"
 )
 
 // pruneInterval is how often ended sessions and stale one-time-password
@@ -12,15 +14,20 @@ const pruneInterval = time.Hour
 // startHousekeeping prunes what sign-in no longer needs, at start and then
 // every hour, until Close.
 func (a *App) startHousekeeping(store AccountStore) {
+	a.metrics.Job(metrics.JobHousekeeping)
 	a.every(pruneInterval, func(ctx context.Context) {
+		pruned := true
 		if a.db.TryLock != nil { // one instance at a time
 			ok, unlock, err := a.db.TryLock(ctx, "housekeeping")
 			if err != nil || !ok {
 				return
 			}
 			defer unlock()
-			if err := a.db.RateLimiter.PruneRates(ctx, a.cfg.Clock.Now()); err != nil && ctx.Err() == nil {
-				a.log.Warn("pruning rate limits failed", "err", err)
+			if err := a.db.RateLimiter.PruneRates(ctx, a.cfg.Clock.Now()); err != nil {
+				pruned = false
+				if ctx.Err() == nil {
+					a.log.Warn("pruning rate limits failed", "err", err)
+				}
 			}
 		}
 		n, err := store.Prune(ctx, a.cfg.Clock.Now())
@@ -28,6 +35,9 @@ func (a *App) startHousekeeping(store AccountStore) {
 			a.log.Warn("pruning sessions failed", "err", err)
 		} else if n > 0 {
 			a.log.Info("pruned ended sessions", "sessions", n)
+		}
+		if pruned && err == nil {
+			a.jobSucceeded(metrics.JobHousekeeping)
 		}
 	})
 }

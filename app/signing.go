@@ -8,6 +8,7 @@ import (
 
 	"counsel/adapters/docuseal"
 	"counsel/adapters/embeddedsign"
+	"counsel/adapters/metrics"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/smtp"
 	"counsel/adapters/totp"
@@ -102,10 +103,10 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if mailer == nil {
 		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
 	}
-	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", p.ExpireDue)))
+	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", a.tracked(metrics.JobSigningSweep, p.ExpireDue))))
 	// At start and every minute: evidence a crash or a failure left
 	// pending (one instance at a time).
-	a.every(sweepInterval, a.counted("signed evidence", a.exclusive("signed-evidence", svc.ProduceEvidence)))
+	a.every(sweepInterval, a.counted("signed evidence", a.exclusive("signed-evidence", a.tracked(metrics.JobEvidence, svc.ProduceEvidence))))
 	return nil
 }
 

@@ -128,9 +128,13 @@ func (s *server) observe(next http.Handler) http.Handler {
 					s.fail(sw, r, fmt.Errorf("panic: %v", v))
 				}
 			}
+			took := time.Since(start)
 			s.log.LogAttrs(ctx, levelFor(sw.status), "request",
 				slog.String("method", r.Method), slog.String("route", sw.route), slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)), slog.Int64("bytes", sw.bytes), slog.String("request_id", id))
+				slog.Duration("duration", took), slog.Int64("bytes", sw.bytes), slog.String("request_id", id))
+			if s.opts.Requests != nil {
+				s.opts.Requests.ObserveRequest(sw.route, r.Method, sw.status, took)
+			}
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -68,6 +68,14 @@ type Options struct {
 	RateLimiter ports.RateLimiter
 	Now         func() time.Time
 	Version     string
+	// Requests, when set, hears every request with its route template
+	// (metrics).
+	Requests ports.RequestObserver
+	// Metrics, when set, is served at GET /metrics to callers that send
+	// Authorization: Bearer MetricsToken (which must then be set); it is
+	// left out of the API reference, being no JSON route.
+	Metrics      http.Handler
+	MetricsToken string
 }
 
 type server struct {
@@ -150,6 +158,9 @@ func newServer(svc Services, opts Options) *server {
 	}
 	if svc.Console != nil {
 		s.mountConsole(svc.Console)
+	}
+	if opts.Metrics != nil && opts.MetricsToken != "" {
+		s.exact["/metrics"] = map[string]http.Handler{"GET": named("/metrics", s.metricsGuard(opts.Metrics))}
 	}
 	s.doc = sync.OnceValue(s.document)
 	s.docHTML = sync.OnceValue(s.renderDocs)

@@ -21,6 +21,7 @@ var consoleSignedOut = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "your 
 // returned cookie value.
 func (s *Service) ConsoleLogin(ctx context.Context, email, password, otp string) (string, error) {
 	_, cookie, _, err := s.login(ctx, email, password, otp, account.SessionConsole)
+	s.observeSignIn(account.MethodPassword, err)
 	return cookie, err
 }
 
@@ -86,6 +87,12 @@ func (s *Service) AuthorizationURL(ctx context.Context, state, nonce, challenge,
 // LoginIdP does, and opens a console session whose cookie value it
 // returns. EUNAUTHORIZED, EUPSTREAM.
 func (s *Service) ConsoleLoginIdP(ctx context.Context, code, verifier, nonce, redirectURI string) (string, error) {
+	cookie, err := s.consoleLoginIdP(ctx, code, verifier, nonce, redirectURI)
+	s.observeSignIn(account.MethodIdP, err)
+	return cookie, err
+}
+
+func (s *Service) consoleLoginIdP(ctx context.Context, code, verifier, nonce, redirectURI string) (string, error) {
 	if s.d.IdP == nil || s.d.Users == nil {
 		return "", &domain.Error{Code: domain.EUNAUTHORIZED, Message: "sign-in through an identity provider is not configured"}
 	}

@@ -92,6 +92,10 @@ type Deps struct {
 	TOTP      ports.TOTP
 	TOTPStore TOTPState
 	Vault     ports.TOTPVault
+
+	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
+	// nothing is heard.
+	Observer ports.AccountObserver
 }
 
 // IdentityLinker finds or provisions the local user of an external identity.
@@ -123,6 +127,9 @@ func New(cfg Config, d Deps) *Service {
 	}
 	if cfg.ReauthWindow <= 0 {
 		cfg.ReauthWindow = account.DefaultReauthWindow
+	}
+	if d.Observer == nil {
+		d.Observer = unobserved{}
 	}
 	if cfg.SessionRecheck <= 0 {
 		cfg.SessionRecheck = 2 * time.Second
@@ -224,6 +231,7 @@ func (s *Service) RequestOTP(ctx context.Context, email string) (account.OTPResu
 // Login implements ports.AccountService.
 func (s *Service) Login(ctx context.Context, email, password, otp string) (account.Tokens, error) {
 	session, refresh, now, err := s.login(ctx, email, password, otp, account.SessionAPI)
+	s.observeSignIn(account.MethodPassword, err)
 	if err != nil {
 		return account.Tokens{}, err
 	}
@@ -273,7 +281,7 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 	session := s.newSession(creds.UserID, account.MethodPassword, kind, refresh, now)
 	code := strings.TrimSpace(otp)
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
-	success := false
+	success, locked := false, false
 	err = s.d.Store.Login(ctx, creds.UserID, email, func(st *account.LoginState) error {
 		if st.TOTP.Enabled() {
 			a, err := s.totpAttempt(creds.UserID, st.TOTP, code)
@@ -282,11 +290,16 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 			}
 			in.TOTP = a
 		}
+		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
 		}
+		locked = !wasLocked && now.Before(st.Credentials.LockedUntil)
 		return nil
 	})
+	if err == nil && locked {
+		s.d.Observer.Lockout()
+	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return account.Session{}, "", time.Time{}, loginFailed
 	} else if err != nil {
@@ -318,6 +331,12 @@ func (s *Service) issue(ctx context.Context, ss account.Session, refresh string,
 
 // LoginIdP implements ports.AccountService.
 func (s *Service) LoginIdP(ctx context.Context, idToken, code string) (account.Tokens, error) {
+	t, err := s.loginIdP(ctx, idToken, code)
+	s.observeSignIn(account.MethodIdP, err)
+	return t, err
+}
+
+func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.Tokens, error) {
 	if strings.TrimSpace(idToken) == "" {
 		return account.Tokens{}, domain.Invalid(map[string][]string{"idToken": {"idToken is required"}})
 	}
@@ -349,6 +368,14 @@ func (s *Service) LoginIdP(ctx context.Context, idToken, code string) (account.T
 
 // Refresh implements ports.AccountService.
 func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string) (account.Tokens, error) {
+	t, reused, err := s.refresh(ctx, accessToken, refreshToken)
+	s.observeRefresh(err, reused)
+	return t, err
+}
+
+// refresh rotates the refresh token; reused is true when the token had
+// been rotated already and its session is now revoked.
+func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string) (_ account.Tokens, reused bool, _ error) {
 	f := domain.FieldErrors{}
 	if accessToken == "" {
 		f.Add("accessToken", "accessToken is required")
@@ -357,16 +384,16 @@ func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string)
 		f.Add("refreshToken", "refreshToken is required")
 	}
 	if err := f.Err(); err != nil {
-		return account.Tokens{}, err
+		return account.Tokens{}, false, err
 	}
 	now := s.d.Clock.Now()
 	claims, err := s.d.Tokens.Verify(accessToken, now, true)
 	if err != nil {
-		return account.Tokens{}, refreshFailed
+		return account.Tokens{}, false, refreshFailed
 	}
 	next, err := s.randomToken()
 	if err != nil {
-		return account.Tokens{}, err
+		return account.Tokens{}, false, err
 	}
 	var ok, revoked bool
 	var session account.Session
@@ -378,18 +405,20 @@ func (s *Service) Refresh(ctx context.Context, accessToken, refreshToken string)
 		return nil
 	})
 	if revoked {
+		reused = true
 		s.Invalidate()
 		s.d.Logger.Warn("refresh token reused; session revoked", "session", session.ID, "user", session.UserID)
 	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return account.Tokens{}, refreshFailed
+		return account.Tokens{}, reused, refreshFailed
 	} else if err != nil {
-		return account.Tokens{}, err
+		return account.Tokens{}, false, err
 	}
 	if !ok {
-		return account.Tokens{}, refreshFailed
+		return account.Tokens{}, reused, refreshFailed
 	}
-	return s.issue(ctx, session, next, now)
+	t, err := s.issue(ctx, session, next, now)
+	return t, false, err
 }
 
 // Logout implements ports.AccountService.

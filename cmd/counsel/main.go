@@ -1,7 +1,7 @@
 // Command counsel runs the Counsel service and its administration
 // commands: serve, migrate, user create, user set-password, user
-// reset-totp, backup and version. main only calls run, which tests drive
-// end to end.
+// reset-totp, backup, copy, healthcheck and version. main only calls run,
+// which tests drive end to end.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,6 +53,8 @@ Usage:
   counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
                                          (SQLite file <-> postgres:// URL); the target must be empty
                                          [--from-data-dir DIR] [--to-data-dir DIR]: a SQLite side's documents
+  counsel healthcheck [--addr ADDR]      exit 0 when GET /readyz of COUNSEL_ADDR answers 200 (container
+                                         health checks; a wildcard host is asked on loopback)
   counsel version                        print the version
 
 DB is a SQLite file path or a postgres:// URL. Every setting is also an
@@ -118,6 +121,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return errors.New("usage: counsel copy --from SRC --to DST")
 		}
 		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, ToDataDir: *toData, Progress: stdout})
+	case "healthcheck":
+		return healthcheck(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "counsel", version)
 		return nil
@@ -249,21 +254,125 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a.Logger().Info("counsel listening", "addr", ln.Addr().String(), "db", app.RedactDSN(cfg.DB), "version", version)
 	fmt.Fprintf(stdout, "Counsel %s is serving on %s (API reference: %s/docs)\n", version, base, base)
 	fmt.Fprintf(stdout, "Open the console at %s/console\n", base)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	var msrv *http.Server
+	if h := a.MetricsHandler(); h != nil {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+		msrv = app.NewHTTPServer(h)
+		fmt.Fprintf(stdout, "Metrics are served on http://%s/metrics\n", mln.Addr())
+		go func() { errc <- msrv.Serve(mln) }()
+	}
 	go func() { errc <- srv.Serve(ln) }()
+	stopNotify := notifyReady(ctx, newNotifier(getenv, os.Getpid()), a)
+	defer stopNotify()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
+	stopNotify()
 	a.Logger().Info("shutting down: finishing in-flight requests")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if msrv != nil {
+		msrv.Shutdown(shutdownCtx)
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// ready pings the database once, for at most 5 seconds.
+func ready(ctx context.Context, a *app.App) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return a.Ready(ctx) == nil
+}
+
+// notifyReady tells systemd (n; nil: not under systemd) READY=1 once the
+// database answers, then keeps its watchdog fed while it does. The
+// function it returns stops that, sends STOPPING=1, and waits; calls after
+// the first do nothing.
+func notifyReady(ctx context.Context, n *notifier, a *app.App) (stop func()) {
+	if n == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !ready(ctx, a) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		if err := n.send("READY=1"); err != nil {
+			a.Logger().Warn("systemd notify failed", "err", err)
+		}
+		n.watch(ctx, a.Ready, func(err error) {
+			a.Logger().Error("the database does not answer: no watchdog ping", "err", err)
+		})
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			n.send("STOPPING=1")
+		})
+	}
+}
+
+// healthcheck asks GET /readyz of the server at --addr (COUNSEL_ADDR) and
+// succeeds only on a 200 within 5 seconds. A wildcard listen address
+// (0.0.0.0, [::], :8080) is asked on loopback, where the server also
+// listens.
+func healthcheck(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := getenv("COUNSEL_ADDR")
+	if def == "" {
+		def = "127.0.0.1:8080"
+	}
+	addr := fs.String("addr", def, "the server's listen address (COUNSEL_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	host, port, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %q is not host:port: %w", *addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	url := "http://" + net.JoinHostPort(host, port) + "/readyz"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: %s answered %s", url, resp.Status)
+	}
+	fmt.Fprintln(stdout, "ready")
 	return nil
 }
