@@ -287,7 +287,7 @@ func TestBrowserClickThrough(t *testing.T) {
 		t.Logf("ContractView only: %d pages, %d links clicked", pages, clicks)
 		is.True(clicks >= 10) // the contracts, their pages and the account
 		// Clicking a contract opens it.
-		open(t, ctx, base+"/console/contracts")
+		open(t, ctx, base+"/console/contracts?Search=Matter+00")
 		run(t, ctx, chromedp.Click(`//a[.="Matter 00"]`))
 		var loc string
 		run(t, ctx, chromedp.Location(&loc))
