@@ -14,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/pdfevidence"
+	"counsel/adapters/pdfevidence/pdfforge"
 	"counsel/domain"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -273,6 +274,12 @@ func FuzzVerify(f *testing.F) {
 	f.Add(porttest.MinimalPDF(1))
 	f.Add([]byte("%PDF-1.7\n/ByteRange [0 10 20 5] /Contents <3003020100>"))
 	f.Add([]byte("%PDF-/ByteRange[0 1 2 3]"))
+	// The forgery of a genuine signature repackaged as attached content.
+	if forged, err := pdfforge.Forge(combined, porttest.MinimalPDF(1), pdfforge.Summary); err == nil {
+		f.Add(forged)
+	} else {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := e.Verify(context.Background(), bytes.NewReader(b), int64(len(b)))
 		if err != nil && domain.ErrorCode(err) != domain.EUNSUPPORTED {
