@@ -27,6 +27,7 @@ import (
 	"github.com/smallstep/pkcs7"
 
 	"counsel/adapters/pdfevidence"
+	"counsel/adapters/pdfevidence/pdfforge"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/signing"
@@ -377,6 +378,35 @@ func TestSignedEvidence(t *testing.T) {
 		is.Equal(r.Status, 200)
 		is.True(strings.Contains(string(r.Body), "<h2>Valid</h2>"))
 		is.True(strings.Contains(string(r.Body), "ana@example.com"))
+		// Times are RFC 3339 UTC, never a Go struct's fields.
+		rfc3339 := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+		is.Equal(len(rfc3339.FindAll(r.Body, -1)), 1+len(evidenceSigners)) // signed at, and each signer's time
+		is.True(!regexp.MustCompile(`\{\d+ \d+ `).Match(r.Body))           // no {wall ext loc}
+	})
+	t.Run("a forgery from this genuine signature is not valid", func(t *testing.T) {
+		forged, err := pdfforge.Forge(combined, porttest.MinimalPDF(1), pdfforge.Summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := is.New(t)
+		r := evidenceVerify(t, s, "forged.pdf", bytes.NewReader(forged))
+		is.Equal(r.Status, 200)
+		var v evidenceVerification
+		r.JSON(t, &v)
+		is.True(!v.Valid)              // the API refuses it
+		is.True(v.ContractUUID == nil) // and claims nothing of it
+		is.True(v.SignedAt == nil)
+		is.Equal(len(v.Signers), 0)
+		is.True(strings.Contains(v.Reason, "detached"))
+
+		body, ct := contractMultipart("file", "forged.pdf", bytes.NewReader(forged))
+		req, _ := http.NewRequest("POST", s.URL+"/verify", body)
+		req.Header.Set("Content-Type", ct)
+		r = s.Send(t, req)
+		is.Equal(r.Status, 200)
+		is.True(strings.Contains(string(r.Body), "<h2>Not valid</h2>")) // the page too
+		is.True(!strings.Contains(string(r.Body), "mallory@example.com"))
+		is.True(!strings.Contains(string(r.Body), pdfforge.SummaryContractUUID))
 	})
 }
 
