@@ -484,3 +484,24 @@ func TestSignedEvidenceAfterCrash(t *testing.T) {
 	r.JSON(t, &v)
 	is.True(v.Valid)
 }
+
+// TestPDFBombIsRefused: an upload whose streams decode past 256 MiB is a
+// 413 problem saying so, and nothing of it is kept; one under the limit
+// is accepted.
+func TestPDFBombIsRefused(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	tok := s.Admin(t)
+	id := contractID(contractCreate(t, s, tok, map[string]any{"contractName": "Bomb"}))
+	is := is.New(t)
+	bomb := porttest.BombPDF(257 << 20)
+	is.True(len(bomb) < 2<<20) // small on the wire
+	r := contractUpload(t, s, tok, id, "bomb.pdf", bomb)
+	is.Equal(r.Status, 413)
+	is.Equal(r.Header.Get("Content-Type"), "application/problem+json")
+	is.True(strings.Contains(r.Map(t)["detail"].(string), "decode to more than 256 MiB")) // the detail says why
+	is.Equal(len(evidenceDocuments(t, s, tok, id)), 0)                                    // nothing kept
+
+	r = contractUpload(t, s, tok, id, "big.pdf", porttest.BombPDF(200<<20))
+	is.Equal(r.Status, 201) // under the limit
+}

@@ -31,9 +31,13 @@ type EvidenceDocument struct {
 	SHA256      string
 	// PDF is true for a PDF original, which is stamped and combined.
 	PDF bool
-	// Excluded is set when a PDF original could not be read as a PDF: it
-	// stays listed with its hash but is not in the combined PDF.
+	// Excluded is set when a PDF original could not be read as a PDF, or
+	// is TooLarge: it stays listed with its hash but is not in the
+	// combined PDF.
 	Excluded bool
+	// TooLarge is set when a PDF original decodes to more than evidence
+	// stamps (its streams expand too much).
+	TooLarge bool
 }
 
 // EvidenceSigner is one signing party as the certificate shows it.
@@ -162,6 +166,8 @@ func (e Evidence) CertificateLines() []string {
 	for i, d := range e.Documents {
 		note := ""
 		switch {
+		case d.TooLarge:
+			note = " - not in the combined PDF: its content expands too much to be stamped"
 		case d.Excluded:
 			note = " - not in the combined PDF: it could not be read as a PDF"
 		case !d.PDF:
