@@ -37,8 +37,8 @@ func peakRSS() int64 {
 // alone (go test -run TestEvidenceMemoryOfAnAcceptedBomb) for the figure
 // to be this test's.
 func TestEvidenceMemoryOfAnAcceptedBomb(t *testing.T) {
-	if testing.Short() {
-		t.Skip("decodes hundreds of MiB")
+	if testing.Short() || raceEnabled {
+		t.Skip("decodes hundreds of MiB; the race detector's memory is not the server's")
 	}
 	e := newEvidence(t, "Counsel")
 	for _, tc := range []struct {
