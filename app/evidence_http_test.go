@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -504,4 +505,61 @@ func TestPDFBombIsRefused(t *testing.T) {
 
 	r = contractUpload(t, s, tok, id, "big.pdf", porttest.BombPDF(200<<20))
 	is.Equal(r.Status, 201) // under the limit
+}
+
+// countingFailure is evidence that always fails, counting its attempts.
+type countingFailure struct {
+	ports.PDFEvidence
+	n *atomic.Int64
+}
+
+func (f countingFailure) Produce(context.Context, signing.Evidence, []ports.EvidencePDF, io.Writer, io.Writer) error {
+	f.n.Add(1)
+	return errors.New("simulated failure of the evidence")
+}
+
+// TestSignedEvidenceGivenUp: evidence that keeps failing is tried six
+// times (the first, then five retries with backoff), then given up: the
+// contract stays Signed and its history says so; later runs and restarts
+// do not try again.
+func TestSignedEvidenceGivenUp(t *testing.T) {
+	t.Parallel()
+	var attempts atomic.Int64
+	s := apptest.New(t, func(c *app.Config) {
+		c.WrapEvidence = func(e ports.PDFEvidence) ports.PDFEvidence { return countingFailure{e, &attempts} }
+	})
+	is := is.New(t)
+	tok := s.Admin(t)
+	id, _, sub := evidenceContract(t, s, tok)
+	for i, p := range evidenceSigners {
+		evidenceSign(t, s, sub.Submitters[i].EmbedSrc, p)
+	}
+	is.Equal(attempts.Load(), int64(1)) // in the flow that made it Signed
+
+	n, err := s.App.Signing.ProduceEvidence(context.Background())
+	is.NoErr(err)
+	is.Equal(n, 0)
+	is.Equal(attempts.Load(), int64(2)) // the first retry at the next run
+	n, err = s.App.Signing.ProduceEvidence(context.Background())
+	is.NoErr(err)
+	is.Equal(attempts.Load(), int64(2)) // the next waits its backoff
+	for range 10 {
+		s.Clock.Advance(25 * time.Hour)
+		_, err := s.App.Signing.ProduceEvidence(context.Background())
+		is.NoErr(err)
+	}
+	is.Equal(attempts.Load(), int64(6)) // six attempts in all, then given up
+	tok = s.Admin(t)                    // the clock moved past the token's life
+
+	is.Equal(signingContractGet(t, s, tok, id)["status"], "Signed") // the contract stays Signed
+	given := 0
+	for _, e := range signingHistory(t, s, tok, id) {
+		if strings.Contains(e.Details, "could not be made after 6 attempts") {
+			given++
+			is.Equal(e.Action, "signingEvent")
+		}
+	}
+	is.Equal(given, 1)                                                                       // the history says so, once
+	is.Equal(evidenceKinds(evidenceDocuments(t, s, tok, id)), map[string]int{"original": 3}) // and no evidence
+	is.True(evidenceSubmission(t, s, tok, id).CombinedDocumentURL == nil)
 }
