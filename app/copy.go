@@ -94,7 +94,8 @@ var copyTables = []copyTable{
 	{"signing_templates", cols("id name slug external_id roles:json created_at:t updated_at:t")},
 	{"signing_template_documents", cols("template_id position document_id file_name content_type")},
 	{"signing_submissions", cols(`id template_id name signing_order status send_email:b message_subject message_body expire_at:t
-		created_at:t updated_at:t completed_at:t declined_at:t expired_at:t evidence_pending:b combined_document_id audit_document_id`)},
+		created_at:t updated_at:t completed_at:t declined_at:t expired_at:t evidence_pending:b combined_document_id audit_document_id
+		evidence_attempts evidence_retry_at:t evidence_failed_at:t`)},
 	{"signing_submitters", cols(`id submission_id position slug name email phone role status sent_at:t opened_at:t completed_at:t
 		declined_at:t decline_reason signed_name signer_addr signer_agent`)},
 }

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/smallstep/pkcs7"
 
 	"counsel/adapters/pdfevidence"
+	"counsel/adapters/pdfevidence/pdfforge"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/signing"
@@ -377,6 +379,35 @@ func TestSignedEvidence(t *testing.T) {
 		is.Equal(r.Status, 200)
 		is.True(strings.Contains(string(r.Body), "<h2>Valid</h2>"))
 		is.True(strings.Contains(string(r.Body), "ana@example.com"))
+		// Times are RFC 3339 UTC, never a Go struct's fields.
+		rfc3339 := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+		is.Equal(len(rfc3339.FindAll(r.Body, -1)), 1+len(evidenceSigners)) // signed at, and each signer's time
+		is.True(!regexp.MustCompile(`\{\d+ \d+ `).Match(r.Body))           // no {wall ext loc}
+	})
+	t.Run("a forgery from this genuine signature is not valid", func(t *testing.T) {
+		forged, err := pdfforge.Forge(combined, porttest.MinimalPDF(1), pdfforge.Summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := is.New(t)
+		r := evidenceVerify(t, s, "forged.pdf", bytes.NewReader(forged))
+		is.Equal(r.Status, 200)
+		var v evidenceVerification
+		r.JSON(t, &v)
+		is.True(!v.Valid)              // the API refuses it
+		is.True(v.ContractUUID == nil) // and claims nothing of it
+		is.True(v.SignedAt == nil)
+		is.Equal(len(v.Signers), 0)
+		is.True(strings.Contains(v.Reason, "detached"))
+
+		body, ct := contractMultipart("file", "forged.pdf", bytes.NewReader(forged))
+		req, _ := http.NewRequest("POST", s.URL+"/verify", body)
+		req.Header.Set("Content-Type", ct)
+		r = s.Send(t, req)
+		is.Equal(r.Status, 200)
+		is.True(strings.Contains(string(r.Body), "<h2>Not valid</h2>")) // the page too
+		is.True(!strings.Contains(string(r.Body), "mallory@example.com"))
+		is.True(!strings.Contains(string(r.Body), pdfforge.SummaryContractUUID))
 	})
 }
 
@@ -453,4 +484,82 @@ func TestSignedEvidenceAfterCrash(t *testing.T) {
 	var v evidenceVerification
 	r.JSON(t, &v)
 	is.True(v.Valid)
+}
+
+// TestPDFBombIsRefused: an upload whose streams decode past 256 MiB is a
+// 413 problem saying so, and nothing of it is kept; one under the limit
+// is accepted.
+func TestPDFBombIsRefused(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	tok := s.Admin(t)
+	id := contractID(contractCreate(t, s, tok, map[string]any{"contractName": "Bomb"}))
+	is := is.New(t)
+	bomb := porttest.BombPDF(257 << 20)
+	is.True(len(bomb) < 2<<20) // small on the wire
+	r := contractUpload(t, s, tok, id, "bomb.pdf", bomb)
+	is.Equal(r.Status, 413)
+	is.Equal(r.Header.Get("Content-Type"), "application/problem+json")
+	is.True(strings.Contains(r.Map(t)["detail"].(string), "decode to more than 256 MiB")) // the detail says why
+	is.Equal(len(evidenceDocuments(t, s, tok, id)), 0)                                    // nothing kept
+
+	r = contractUpload(t, s, tok, id, "big.pdf", porttest.BombPDF(200<<20))
+	is.Equal(r.Status, 201) // under the limit
+}
+
+// countingFailure is evidence that always fails, counting its attempts.
+type countingFailure struct {
+	ports.PDFEvidence
+	n *atomic.Int64
+}
+
+func (f countingFailure) Produce(context.Context, signing.Evidence, []ports.EvidencePDF, io.Writer, io.Writer) error {
+	f.n.Add(1)
+	return errors.New("simulated failure of the evidence")
+}
+
+// TestSignedEvidenceGivenUp: evidence that keeps failing is tried six
+// times (the first, then five retries with backoff), then given up: the
+// contract stays Signed and its history says so; later runs and restarts
+// do not try again.
+func TestSignedEvidenceGivenUp(t *testing.T) {
+	t.Parallel()
+	var attempts atomic.Int64
+	s := apptest.New(t, func(c *app.Config) {
+		c.WrapEvidence = func(e ports.PDFEvidence) ports.PDFEvidence { return countingFailure{e, &attempts} }
+	})
+	is := is.New(t)
+	tok := s.Admin(t)
+	id, _, sub := evidenceContract(t, s, tok)
+	for i, p := range evidenceSigners {
+		evidenceSign(t, s, sub.Submitters[i].EmbedSrc, p)
+	}
+	is.Equal(attempts.Load(), int64(1)) // in the flow that made it Signed
+
+	n, err := s.App.Signing.ProduceEvidence(context.Background())
+	is.NoErr(err)
+	is.Equal(n, 0)
+	is.Equal(attempts.Load(), int64(2)) // the first retry at the next run
+	n, err = s.App.Signing.ProduceEvidence(context.Background())
+	is.NoErr(err)
+	is.Equal(attempts.Load(), int64(2)) // the next waits its backoff
+	for range 10 {
+		s.Clock.Advance(25 * time.Hour)
+		_, err := s.App.Signing.ProduceEvidence(context.Background())
+		is.NoErr(err)
+	}
+	is.Equal(attempts.Load(), int64(6)) // six attempts in all, then given up
+	tok = s.Admin(t)                    // the clock moved past the token's life
+
+	is.Equal(signingContractGet(t, s, tok, id)["status"], "Signed") // the contract stays Signed
+	given := 0
+	for _, e := range signingHistory(t, s, tok, id) {
+		if strings.Contains(e.Details, "could not be made after 6 attempts") {
+			given++
+			is.Equal(e.Action, "signingEvent")
+		}
+	}
+	is.Equal(given, 1)                                                                       // the history says so, once
+	is.Equal(evidenceKinds(evidenceDocuments(t, s, tok, id)), map[string]int{"original": 3}) // and no evidence
+	is.True(evidenceSubmission(t, s, tok, id).CombinedDocumentURL == nil)
 }

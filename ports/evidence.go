@@ -54,8 +54,15 @@ type SigningEvidenceRecord struct {
 // signature and clears the mark when the evidence is stored.
 type SigningEvidenceSource interface {
 	// PendingEvidence returns up to limit ids of submissions whose
-	// evidence is pending, oldest first.
-	PendingEvidence(ctx context.Context, limit int) ([]string, error)
+	// evidence is pending and due at now, oldest first.
+	PendingEvidence(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// EvidenceAttempt counts an attempt at a submission's evidence before
+	// it is made and sets when the next may be made (retryAt of the
+	// count); it returns the count. ENOTFOUND for an unknown id.
+	EvidenceAttempt(ctx context.Context, submissionID string, retryAt func(attempts int) time.Time) (int, error)
+	// EvidenceFailed gives up a submission's evidence after its last
+	// attempt: it is no longer pending. ENOTFOUND for an unknown id.
+	EvidenceFailed(ctx context.Context, submissionID string, at time.Time) error
 	// EvidenceRecord returns a submission's record. ENOTFOUND for an
 	// unknown id.
 	EvidenceRecord(ctx context.Context, submissionID string) (SigningEvidenceRecord, error)

@@ -109,8 +109,18 @@ type SigningStore interface {
 	// whose expiry time is at or before now, soonest first.
 	DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error)
 	// EvidencePending returns the ids of at most limit submissions whose
-	// EvidencePending is set, oldest first.
-	EvidencePending(ctx context.Context, limit int) ([]int64, error)
+	// EvidencePending is set and whose next attempt is due at now (none
+	// made yet, or its retry time is not after now), oldest first.
+	EvidencePending(ctx context.Context, now time.Time, limit int) ([]int64, error)
+	// EvidenceAttempt counts an attempt at making submission id's
+	// evidence, before it is made (so a crash counts too), and sets when
+	// the next may be made: retryAt of the count. It returns the count,
+	// this attempt included. ENOTFOUND if there is no such submission.
+	EvidenceAttempt(ctx context.Context, id int64, retryAt func(attempts int) time.Time) (int, error)
+	// EvidenceFailed gives up submission id's evidence: its
+	// EvidencePending is cleared and at recorded as when it failed.
+	// ENOTFOUND if there is no such submission.
+	EvidenceFailed(ctx context.Context, id int64, at time.Time) error
 	// SetEvidence records the evidence documents of submission id and
 	// clears its EvidencePending, in one transaction. ENOTFOUND if the
 	// submission does not exist.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"counsel/domain/contract"
 	"counsel/domain/signing"
@@ -13,8 +14,8 @@ import (
 var _ ports.SigningEvidenceSource = (*Provider)(nil)
 
 // PendingEvidence implements ports.SigningEvidenceSource.
-func (p *Provider) PendingEvidence(ctx context.Context, limit int) ([]string, error) {
-	ids, err := p.cfg.Store.EvidencePending(ctx, limit)
+func (p *Provider) PendingEvidence(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	ids, err := p.cfg.Store.EvidencePending(ctx, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending signing evidence: %w", err)
 	}
@@ -23,6 +24,24 @@ func (p *Provider) PendingEvidence(ctx context.Context, limit int) ([]string, er
 		out[i] = formatID(id)
 	}
 	return out, nil
+}
+
+// EvidenceAttempt implements ports.SigningEvidenceSource.
+func (p *Provider) EvidenceAttempt(ctx context.Context, submissionID string, retryAt func(attempts int) time.Time) (int, error) {
+	id, err := parseID("submission", submissionID)
+	if err != nil {
+		return 0, err
+	}
+	return p.cfg.Store.EvidenceAttempt(ctx, id, retryAt)
+}
+
+// EvidenceFailed implements ports.SigningEvidenceSource.
+func (p *Provider) EvidenceFailed(ctx context.Context, submissionID string, at time.Time) error {
+	id, err := parseID("submission", submissionID)
+	if err != nil {
+		return err
+	}
+	return p.cfg.Store.EvidenceFailed(ctx, id, at)
 }
 
 // EvidenceRecord implements ports.SigningEvidenceSource.

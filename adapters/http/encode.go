@@ -152,6 +152,9 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Time(t).UTC().Format(time.RFC3339) + `"`), nil
 }
 
+// String is the time as pages print it: RFC 3339 UTC, as on the wire.
+func (t Time) String() string { return time.Time(t).UTC().Format(time.RFC3339) }
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(b []byte) error {
 	var s string

@@ -9,7 +9,11 @@
 // here: a signature field on the first page, 16 KiB reserved for the CMS
 // in /Contents, /SubFilter /adbe.pkcs7.detached. Verifying reads only
 // the file's tail and hashes the signed ranges from the reader, so a
-// 20 MiB upload is never held in memory.
+// 20 MiB upload is never held in memory; the CMS is checked by this
+// package on its DER (cms.go), never by a library's Verify: detached,
+// signed attributes with content type id-data, a messageDigest compared
+// here with the ranges' SHA-256, signing-certificate-v2 naming the
+// certificate, and the signature checked with this server's certificate.
 package pdfevidence
 
 import (

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/pdfevidence"
+	"counsel/adapters/pdfevidence/pdfforge"
 	"counsel/domain"
 	"counsel/domain/signing"
 	"counsel/ports"
@@ -273,6 +275,12 @@ func FuzzVerify(f *testing.F) {
 	f.Add(porttest.MinimalPDF(1))
 	f.Add([]byte("%PDF-1.7\n/ByteRange [0 10 20 5] /Contents <3003020100>"))
 	f.Add([]byte("%PDF-/ByteRange[0 1 2 3]"))
+	// The forgery of a genuine signature repackaged as attached content.
+	if forged, err := pdfforge.Forge(combined, porttest.MinimalPDF(1), pdfforge.Summary); err == nil {
+		f.Add(forged)
+	} else {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := e.Verify(context.Background(), bytes.NewReader(b), int64(len(b)))
 		if err != nil && domain.ErrorCode(err) != domain.EUNSUPPORTED {
@@ -282,4 +290,41 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("a changed file verified")
 		}
 	})
+}
+
+// TestTextInEvidenceIsData: values with line breaks, literal "\n",
+// controls and bidi characters add no line or field to the certificate
+// or the stamp, as pdftotext reads them.
+func TestTextInEvidenceIsData(t *testing.T) {
+	t.Parallel()
+	e := newEvidence(t, "Counsel")
+	ev := sampleEvidence(1)
+	inject := "\nIP address: 6.6.6.6"
+	ev.ContractName = "Lease" + inject
+	ev.Documents[0].FileName = `doc\nIP address: 6.6.6.6.pdf`
+	ev.Signers[0].SignedName = `Ana Silva\nIP address: 6.6.6.6`
+	ev.Signers[0].Name = "Ana\u202e" + inject
+	ev.Signers[0].Email = "ana@example.com\r" + inject
+	ev.Signers[0].Role = "Tenant\u2028IP address: 6.6.6.6"
+	ev.Signers[0].UserAgent = "Mozilla/5.0" + inject + `\n   Signed: 1999-01-01`
+	ev.Signers[0].IP = "203.0.113.9\x00" + inject
+	declined := at.Add(time.Minute)
+	ev.Signers[1].SignedAt, ev.Signers[1].DeclinedAt = nil, &declined
+	ev.Signers[1].DeclineReason = "no\\nIP address: 6.6.6.6\n" + strings.Repeat("long ", 200)
+	ev.Events = append(ev.Events, signing.EvidenceEvent{At: at, Text: "note" + inject})
+	var c, a bytes.Buffer
+	is := is.New(t)
+	is.NoErr(e.Produce(context.Background(), ev, []ports.EvidencePDF{{Index: 0, Body: bytes.NewReader(porttest.MinimalPDF(1))}}, &c, &a))
+	cert, ok := pdftotext(t, a.Bytes())
+	if !ok {
+		t.Skip("pdftotext not found: install poppler-utils to run this test")
+	}
+	fieldAt := regexp.MustCompile(`(?m)^\s*(IP address|Signed): `)
+	is.Equal(len(fieldAt.FindAllString(cert, -1)), 2+1) // one IP address line per signer, one Signed line
+	is.True(!regexp.MustCompile(`(?m)^\s*IP address: 6\.6\.6\.6`).MatchString(cert))
+	is.True(strings.Contains(cert, "Typed signature: Ana Silva/nIP address: 6.6.6.6")) // the value, literally, on its line
+	is.True(strings.Contains(cert, "..."))                                             // the long reason is cut
+	whole, _ := pdftotext(t, c.Bytes())
+	is.True(!regexp.MustCompile(`(?m)^\s*IP address: 6\.6\.6\.6`).MatchString(whole)) // nor in the stamp
+	is.True(strings.Contains(whole, "/s/ Ana Silva/nIP address: 6.6.6.6 (ana@example.com IP address: 6.6.6.6), Tenant IP address: 6.6.6.6, signed"))
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
+	"counsel/domain"
+	"counsel/domain/contract"
 	"counsel/domain/signing"
 	"counsel/ports"
 )
@@ -41,6 +43,12 @@ func (e *Evidence) Produce(ctx context.Context, ev signing.Evidence, pdfs []port
 			return err
 		}
 		var out bytes.Buffer
+		if tooLargeToStamp(p.Body) {
+			if p.Index >= 0 && p.Index < len(ev.Documents) {
+				ev.Documents[p.Index].Excluded, ev.Documents[p.Index].TooLarge = true, true
+			}
+			continue
+		}
 		if err := stampLast(p.Body, &out, stamp); err != nil {
 			if p.Index >= 0 && p.Index < len(ev.Documents) {
 				ev.Documents[p.Index].Excluded = true
@@ -73,6 +81,37 @@ func (e *Evidence) Produce(ctx context.Context, ev signing.Evidence, pdfs []port
 		return fmt.Errorf("pdfevidence: write combined PDF: %w", err)
 	}
 	return nil
+}
+
+// maxStampDecoded is the most a PDF's streams may decode to for it to be
+// stamped and combined. pdfcpu holds what it decodes, several times over
+// (about three times the decoded size at its peak), so this keeps making
+// evidence under 512 MB of memory for any accepted upload (at most
+// contract.MaxPDFDecodedSize decoded). A larger one is listed in the
+// certificate with its hash, as a DOCX is.
+const maxStampDecoded = 96 << 20
+
+// tooLargeToStamp reports whether the PDF in r decodes to more than
+// maxStampDecoded, counting without holding what it decodes. r is
+// rewound.
+func tooLargeToStamp(r io.ReadSeeker) bool {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return false
+	}
+	defer r.Seek(0, io.SeekStart)
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return false
+		}
+		b, err := io.ReadAll(io.LimitReader(r, contract.MaxDocumentSize+1))
+		if err != nil {
+			return false
+		}
+		ra, size = bytes.NewReader(b), int64(len(b))
+	}
+	return domain.ErrorCode(contract.CheckPDFStreams(ra, size, maxStampDecoded)) == domain.ETOOLARGE
 }
 
 // stampLast stamps the last page of the PDF in r into w. pdfcpu turns its

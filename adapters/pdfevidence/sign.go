@@ -122,7 +122,8 @@ func (e *Evidence) sign(pdf, summary []byte, ev signing.Evidence) ([]byte, error
 	contentsEnd := b.Len()
 	signedAt := e.now().UTC()
 	fmt.Fprintf(&b, "/M(D:%s)/Name%s/Reason%s%s<%s>>>\nendobj\n", signedAt.Format("20060102150405Z"),
-		pdfText(ev.FirmName), pdfText("Signed evidence of contract "+ev.ContractUUID), summaryKey, hex.EncodeToString(summary))
+		pdfText(signing.Line(ev.FirmName, signing.MaxNameLen)),
+		pdfText("Signed evidence of contract "+signing.Line(ev.ContractUUID, signing.MaxNameLen)), summaryKey, hex.EncodeToString(summary))
 	obj(fieldNum, 0, fmt.Sprintf("<</Type/Annot/Subtype/Widget/FT/Sig/T%s/V %d 0 R/F 132/Rect[0 0 0 0]/P %s>>",
 		pdfText(fieldName), sigNum, pageRef.PDFString()))
 

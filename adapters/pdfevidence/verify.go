@@ -3,7 +3,6 @@ package pdfevidence
 import (
 	"bytes"
 	"context"
-	"crypto"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/smallstep/pkcs7"
 
 	"counsel/domain"
 	"counsel/domain/signing"
@@ -32,6 +29,12 @@ const (
 	reasonChanged    = "the file was changed after it was signed: the signed bytes do not match the signature"
 	reasonForeign    = "the signature was not made with this server's certificate"
 	reasonNotCounsel = "the signature carries no Counsel evidence summary"
+	// The CMS itself.
+	reasonAttached      = "the signature is not detached: it carries content of its own instead of signing the file"
+	reasonSigners       = "the signature has more than one signer"
+	reasonAlgorithm     = "the signature does not use SHA-256 with the certificate's key algorithm"
+	reasonNoAttributes  = "the signature lacks the signed attributes evidence requires (content type id-data, message digest, signing certificate)"
+	reasonCertAttribute = "the signature's signing-certificate attribute does not name this server's certificate"
 )
 
 // Verify implements ports.PDFEvidence.
@@ -82,20 +85,12 @@ func (e *Evidence) verify(ctx context.Context, r io.ReaderAt, size int64) (signi
 	if c+d != size {
 		return invalid(reasonPartial)
 	}
+	if !contentsKeyBefore(r, b, start, at) {
+		return invalid(reasonBroken)
+	}
 	der, ok := readContents(r, b, c)
 	if !ok {
 		return invalid(reasonBroken)
-	}
-	p7, err := pkcs7.Parse(der)
-	if err != nil || len(p7.Signers) != 1 {
-		return invalid(reasonBroken)
-	}
-	signer := p7.GetOnlySigner()
-	if signer == nil {
-		return invalid(reasonBroken)
-	}
-	if !bytes.Equal(signer.Raw, e.cert.Raw) {
-		return invalid(reasonForeign)
 	}
 	h := sha256.New()
 	for _, rg := range [][2]int64{{0, b}, {c, d}} {
@@ -106,15 +101,12 @@ func (e *Evidence) verify(ctx context.Context, r io.ReaderAt, size int64) (signi
 			return signing.Verification{}, fmt.Errorf("pdfevidence: hash signed range: %w", err)
 		}
 	}
-	// The ranges were hashed from the reader; the library checks that
-	// digest against the signed attributes and the signature.
-	p7.Hasher = digest(h.Sum(nil))
-	if err := p7.Verify(); err != nil {
-		var mismatch *pkcs7.MessageDigestMismatchError
-		if errors.As(err, &mismatch) {
-			return invalid(reasonChanged)
-		}
-		return invalid(reasonBroken)
+	// The CMS is checked here, byte by byte, against the digest of the
+	// ranges and this server's certificate: a CMS library's Verify
+	// checks its own idea of the content (without signed attributes,
+	// the content inside the CMS), which a forger supplies.
+	if v := checkCMS(der, h.Sum(nil), e.cert); v != "" {
+		return invalid(string(v))
 	}
 	summary, ok := sealedSummary(tail, at)
 	if !ok {
@@ -125,10 +117,29 @@ func (e *Evidence) verify(ctx context.Context, r io.ReaderAt, size int64) (signi
 	return signing.Verification{Valid: true, ContractUUID: s.ContractUUID, SignedAt: &signedAt, Signers: s.Signers, Reason: reasonValid}, nil
 }
 
-// digest is a pkcs7.Hasher that answers a digest computed beforehand.
-type digest []byte
-
-func (d digest) Hash(crypto.Hash, io.Reader) ([]byte, error) { return d, nil }
+// contentsKeyBefore reports whether the hex string at offset b is the
+// value of the /Contents key of the signature dictionary whose
+// /ByteRange is at file offset start+at: the only bytes left unsigned are
+// that dictionary's signature value.
+func contentsKeyBefore(r io.ReaderAt, b, start int64, at int) bool {
+	byteRangeAt := start + int64(at)
+	// In this package's layout /Contents follows /ByteRange's value
+	// within the same dictionary.
+	if b < byteRangeAt || b-byteRangeAt > 128 {
+		return false
+	}
+	buf := make([]byte, b-byteRangeAt)
+	if _, err := r.ReadAt(buf, byteRangeAt); err != nil {
+		return false
+	}
+	rest := buf[len("/ByteRange"):]
+	if _, ok := parseByteRange(rest); !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " \r\n\t")
+	rest = rest[bytes.IndexByte(rest, ']')+1:]
+	return string(bytes.TrimSpace(rest)) == "/Contents"
+}
 
 // parseByteRange reads "[a b c d]" after optional white space.
 func parseByteRange(s []byte) ([4]int64, bool) {

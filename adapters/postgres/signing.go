@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/sqlrow"
 	"counsel/ports"
@@ -142,12 +145,51 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 
 // EvidencePending implements ports.SigningStore, through the partial
 // index signing_submissions_evidence_pending.
-func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
-	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending ORDER BY id LIMIT ?`, limit)
+func (s *SigningStore) EvidencePending(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending
+		AND (evidence_retry_at IS NULL OR evidence_retry_at <= ?) ORDER BY id LIMIT ?`, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list signing submissions pending evidence: %w", err)
 	}
 	return ids, nil
+}
+
+// EvidenceAttempt implements ports.SigningStore.
+func (s *SigningStore) EvidenceAttempt(ctx context.Context, id int64, retryAt func(attempts int) time.Time) (int, error) {
+	var n int
+	err := s.db.tx(ctx, func(x q) error {
+		if err := x.row(ctx, `SELECT evidence_attempts FROM signing_submissions WHERE id = ? FOR UPDATE`, id).Scan(&n); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return sqlrow.NotFound("signing submission")
+			}
+			return err
+		}
+		n++
+		_, err := x.exec(ctx, `UPDATE signing_submissions SET evidence_attempts = ?, evidence_retry_at = ? WHERE id = ?`, n, retryAt(n), id)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count an evidence attempt of signing submission %d: %w", id, err)
+	}
+	return n, nil
+}
+
+// EvidenceFailed implements ports.SigningStore.
+func (s *SigningStore) EvidenceFailed(ctx context.Context, id int64, at time.Time) error {
+	err := s.db.tx(ctx, func(x q) error {
+		n, err := x.exec(ctx, `UPDATE signing_submissions SET evidence_pending = false, evidence_failed_at = ? WHERE id = ?`, at, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return sqlrow.NotFound("signing submission")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record the failed evidence of signing submission %d: %w", id, err)
+	}
+	return nil
 }
 
 // SetEvidence implements ports.SigningStore.

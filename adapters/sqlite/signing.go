@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -155,12 +156,54 @@ func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit 
 
 // EvidencePending implements ports.SigningStore, through the partial
 // index signing_submissions_evidence_pending.
-func (s *SigningStore) EvidencePending(ctx context.Context, limit int) ([]int64, error) {
-	ids, err := sqlrow.QueryAll(ctx, sq{reader{s.db}}, sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending = 1 ORDER BY id LIMIT ?`, limit)
+func (s *SigningStore) EvidencePending(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	ids, err := sqlrow.QueryAll(ctx, sq{reader{s.db}}, sqlrow.ID, `SELECT id FROM signing_submissions WHERE evidence_pending = 1
+		AND (evidence_retry_at IS NULL OR evidence_retry_at <= ?) ORDER BY id LIMIT ?`, ms(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list signing submissions pending evidence: %w", err)
 	}
 	return ids, nil
+}
+
+// EvidenceAttempt implements ports.SigningStore.
+func (s *SigningStore) EvidenceAttempt(ctx context.Context, id int64, retryAt func(attempts int) time.Time) (int, error) {
+	var n int
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT evidence_attempts FROM signing_submissions WHERE id = ?`, id).Scan(&n); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return sqlrow.NotFound("signing submission")
+			}
+			return err
+		}
+		n++
+		_, err := tx.ExecContext(ctx, `UPDATE signing_submissions SET evidence_attempts = ?, evidence_retry_at = ? WHERE id = ?`,
+			n, ms(retryAt(n)), id)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count an evidence attempt of signing submission %d: %w", id, err)
+	}
+	return n, nil
+}
+
+// EvidenceFailed implements ports.SigningStore.
+func (s *SigningStore) EvidenceFailed(ctx context.Context, id int64, at time.Time) error {
+	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE signing_submissions SET evidence_pending = 0, evidence_failed_at = ? WHERE id = ?`, ms(at), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return sqlrow.NotFound("signing submission")
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record the failed evidence of signing submission %d: %w", id, err)
+	}
+	return nil
 }
 
 // SetEvidence implements ports.SigningStore.

@@ -321,7 +321,7 @@ func TestSigningEvidenceMark(t *testing.T) {
 		})
 		is.NoErr(err) // marked with the completion
 	}
-	ids, err := s.EvidencePending(ctx, 10)
+	ids, err := s.EvidencePending(ctx, t0, 10)
 	is.NoErr(err)
 	is.Equal(ids, []int64{a.ID, b.ID}) // oldest first
 
@@ -331,8 +331,28 @@ func TestSigningEvidenceMark(t *testing.T) {
 	is.True(!got.EvidencePending) // cleared
 	is.Equal(got.CombinedDocumentID, "31")
 	is.Equal(got.AuditDocumentID, "32")
-	ids, err = s.EvidencePending(ctx, 10)
+	ids, err = s.EvidencePending(ctx, t0, 10)
 	is.NoErr(err)
 	is.Equal(ids, []int64{b.ID})
 	is.Equal(domain.ErrorCode(s.SetEvidence(ctx, 999, "1", "2")), domain.ENOTFOUND)
+
+	// Attempts: counted, and not due again before their retry time.
+	for want := 1; want <= 2; want++ {
+		n, err := s.EvidenceAttempt(ctx, b.ID, func(n int) time.Time { return t0.Add(time.Duration(n) * time.Hour) })
+		is.NoErr(err)
+		is.Equal(n, want) // counted
+	}
+	ids, err = s.EvidencePending(ctx, t0.Add(time.Hour), 10)
+	is.NoErr(err)
+	is.Equal(len(ids), 0) // not due before its retry time
+	ids, err = s.EvidencePending(ctx, t0.Add(2*time.Hour), 10)
+	is.NoErr(err)
+	is.Equal(ids, []int64{b.ID}) // due at it
+	is.NoErr(s.EvidenceFailed(ctx, b.ID, t0))
+	ids, err = s.EvidencePending(ctx, t0.Add(48*time.Hour), 10)
+	is.NoErr(err)
+	is.Equal(len(ids), 0) // given up
+	_, err = s.EvidenceAttempt(ctx, 999, func(int) time.Time { return t0 })
+	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND)
+	is.Equal(domain.ErrorCode(s.EvidenceFailed(ctx, 999, t0)), domain.ENOTFOUND)
 }

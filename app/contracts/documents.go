@@ -33,6 +33,12 @@ func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName st
 	if err != nil {
 		return contract.Document{}, err
 	}
+	if contentType == contract.ContentTypePDF {
+		// What evidence decodes of a document is bounded here, once.
+		if err := contract.CheckPDFStreams(staged, staged.Size(), contract.MaxPDFDecodedSize); err != nil {
+			return contract.Document{}, err
+		}
+	}
 	key, err := staged.Commit(ctx)
 	if err != nil {
 		return contract.Document{}, err

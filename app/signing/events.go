@@ -107,9 +107,10 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 	}
 	if e.Kind == dsigning.EventSubmissionCompleted && s.d.Evidence.Source != nil {
 		// In the flow that made the contract Signed; a failure is
-		// retried by ProduceEvidence, as the submission stays pending.
+		// retried by ProduceEvidence with backoff, as the submission stays
+		// pending, until its attempts run out.
 		if _, err := s.produceEvidence(ctx, e.SubmissionID); err != nil {
-			s.d.Logger.ErrorContext(ctx, "signed evidence not made; retried within a minute", "submission", e.SubmissionID, "err", err)
+			s.d.Logger.ErrorContext(ctx, "signed evidence not made; retried with backoff", "submission", e.SubmissionID, "err", err)
 		}
 	}
 	return nil

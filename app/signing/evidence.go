@@ -3,11 +3,13 @@ package signing
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"counsel/domain"
 	"counsel/domain/contract"
@@ -18,6 +20,15 @@ import (
 // evidenceBatch is how many pending submissions one run of
 // ProduceEvidence reads at a time.
 const evidenceBatch = 20
+
+// maxEvidenceAttempts is how many times a submission's evidence is tried:
+// the first, in the flow that made the contract Signed, and five retries.
+const maxEvidenceAttempts = 6
+
+// evidenceRetryAfter is how long after attempt n (from 1) the next may
+// start: the first retry at the next run (at start or within a minute),
+// then later and later.
+var evidenceRetryAfter = [maxEvidenceAttempts]time.Duration{0, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 8 * time.Hour, 24 * time.Hour}
 
 // EvidenceDeps are what the signed evidence of the embedded signer needs
 // (API-DECISIONS 13). Without a Source (DocuSeal) no evidence is made and
@@ -69,14 +80,16 @@ func (s *Service) VerifyPDF(ctx context.Context, r io.Reader) (dsigning.Verifica
 }
 
 // ProduceEvidence makes the evidence of every submission whose evidence
-// is pending (interrupted by a crash or a failure) and returns how many
-// it stored. It runs at start and every minute; a submission that fails
-// is logged and tried again on the next run.
+// is pending (interrupted by a crash or a failure) and due, and returns
+// how many it stored. It runs at start and every minute; a submission
+// that fails is logged and retried with backoff (evidenceRetryAfter), at
+// most maxEvidenceAttempts times in all, then given up: the contract
+// stays Signed and its history says so.
 func (s *Service) ProduceEvidence(ctx context.Context) (int, error) {
 	if s.d.Evidence.Source == nil {
 		return 0, nil
 	}
-	ids, err := s.d.Evidence.Source.PendingEvidence(ctx, evidenceBatch)
+	ids, err := s.d.Evidence.Source.PendingEvidence(ctx, s.d.Clock.Now(), evidenceBatch)
 	if err != nil {
 		return 0, err
 	}
@@ -87,7 +100,7 @@ func (s *Service) ProduceEvidence(ctx context.Context) (int, error) {
 		}
 		stored, err := s.produceEvidence(ctx, id)
 		if err != nil {
-			s.d.Logger.ErrorContext(ctx, "signed evidence not made; retried within a minute", "submission", id, "err", err)
+			s.d.Logger.ErrorContext(ctx, "signed evidence not made", "submission", id, "err", err)
 			continue
 		}
 		if stored {
@@ -120,6 +133,54 @@ func (s *Service) produceEvidence(ctx context.Context, submissionID string) (boo
 	if err != nil {
 		return false, fmt.Errorf("contract of submission %s: %w", submissionID, err)
 	}
+	// The attempt is counted before it starts, so a crash while making it
+	// counts too.
+	started := s.d.Clock.Now()
+	attempt, err := ed.Source.EvidenceAttempt(ctx, submissionID, func(n int) time.Time {
+		return started.Add(evidenceRetryAfter[min(max(n, 1), maxEvidenceAttempts)-1])
+	})
+	if err != nil {
+		return false, fmt.Errorf("count an evidence attempt of submission %s: %w", submissionID, err)
+	}
+	if attempt > maxEvidenceAttempts {
+		// The last attempt did not finish (a crash).
+		return false, s.evidenceFailed(ctx, c, submissionID, attempt-1, errors.New("the last attempt did not finish"))
+	}
+	applied, err := s.makeEvidence(ctx, c, rec)
+	if err != nil {
+		if attempt >= maxEvidenceAttempts {
+			if ferr := s.evidenceFailed(ctx, c, submissionID, attempt, err); ferr != nil {
+				return false, ferr
+			}
+		}
+		return false, err
+	}
+	return applied, nil
+}
+
+// evidenceFailed gives up a submission's evidence after attempts tries:
+// it is no longer pending, the contract (still Signed) gains a history
+// entry saying so, and the error is logged for the administrators.
+func (s *Service) evidenceFailed(ctx context.Context, c contract.Contract, submissionID string, attempts int, cause error) error {
+	now := s.d.Clock.Now()
+	s.d.Logger.ErrorContext(ctx, "signed evidence given up", "contract", c.ID, "submission", submissionID, "attempts", attempts, "err", cause)
+	if err := s.d.Evidence.Source.EvidenceFailed(ctx, submissionID, now); err != nil {
+		return fmt.Errorf("give up the evidence of submission %s: %w", submissionID, err)
+	}
+	details := fmt.Sprintf("signed evidence of submission %s could not be made after %d attempts and will not be tried again; see the server log", submissionID, attempts)
+	if _, err := s.d.Contracts.UpdateContract(ctx, c.ID, func(*contract.Contract) ([]contract.AuditEntry, error) {
+		return []contract.AuditEntry{{Action: contract.ActionSigningEvent, Actor: contract.ActorSigningProvider, At: now, Details: details}}, nil
+	}); err != nil {
+		return fmt.Errorf("record the failed evidence of submission %s: %w", submissionID, err)
+	}
+	return nil
+}
+
+// makeEvidence makes and stores the evidence of a submission and reports
+// whether this call stored it.
+func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec ports.SigningEvidenceRecord) (bool, error) {
+	ed := s.d.Evidence
+	submissionID := rec.SubmissionID
 	ev, pdfs, closeAll, err := s.evidenceInput(ctx, c, rec)
 	defer closeAll()
 	if err != nil {

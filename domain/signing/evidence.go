@@ -31,9 +31,13 @@ type EvidenceDocument struct {
 	SHA256      string
 	// PDF is true for a PDF original, which is stamped and combined.
 	PDF bool
-	// Excluded is set when a PDF original could not be read as a PDF: it
-	// stays listed with its hash but is not in the combined PDF.
+	// Excluded is set when a PDF original could not be read as a PDF, or
+	// is TooLarge: it stays listed with its hash but is not in the
+	// combined PDF.
 	Excluded bool
+	// TooLarge is set when a PDF original decodes to more than evidence
+	// stamps (its streams expand too much).
+	TooLarge bool
 }
 
 // EvidenceSigner is one signing party as the certificate shows it.
@@ -93,10 +97,10 @@ type Verification struct {
 
 // Summary returns the summary sealed into the signature.
 func (e Evidence) Summary() EvidenceSummary {
-	s := EvidenceSummary{ContractUUID: e.ContractUUID, ContractName: e.ContractName, SignedAt: e.CompletedAt.UTC(), Signers: []SummarySigner{}}
+	s := EvidenceSummary{ContractUUID: Line(e.ContractUUID, MaxNameLen), ContractName: Line(e.ContractName, MaxFileNameLen), SignedAt: e.CompletedAt.UTC(), Signers: []SummarySigner{}}
 	for _, p := range e.Signers {
 		if p.SignedAt != nil {
-			s.Signers = append(s.Signers, SummarySigner{Name: p.displayName(), Email: p.Email, SignedAt: p.SignedAt.UTC()})
+			s.Signers = append(s.Signers, SummarySigner{Name: Line(p.displayName(), MaxNameLen), Email: Line(p.Email, MaxEmailLen), SignedAt: p.SignedAt.UTC()})
 		}
 	}
 	return s
@@ -118,23 +122,26 @@ func evidenceTime(t *time.Time) string {
 }
 
 // StampLines is the text stamped on the last page of every PDF: a
-// signature mark, the typed name, role and time of each signer.
+// signature mark, the typed name, role and time of each signer. Every
+// value is one Line.
 func (e Evidence) StampLines() []string {
-	lines := []string{"Electronically signed through " + e.firm() + " - contract " + e.ContractUUID}
+	lines := []string{"Electronically signed through " + e.firm() + " - contract " + Line(e.ContractUUID, MaxNameLen)}
 	for _, p := range e.Signers {
 		if p.SignedAt == nil {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("/s/ %s (%s), %s, signed %s", p.displayName(), p.Email, p.Role, evidenceTime(p.SignedAt)))
+		lines = append(lines, fmt.Sprintf("/s/ %s (%s), %s, signed %s", Line(p.displayName(), MaxNameLen),
+			Line(p.Email, MaxEmailLen), Line(p.Role, MaxNameLen), evidenceTime(p.SignedAt)))
 	}
 	return lines
 }
 
+// firm is the firm's name as the evidence writes it.
 func (e Evidence) firm() string {
-	if strings.TrimSpace(e.FirmName) == "" {
-		return "Counsel"
+	if f := Line(e.FirmName, MaxNameLen); f != "" {
+		return f
 	}
-	return e.FirmName
+	return "Counsel"
 }
 
 // CertificateWidth is the longest line of the audit certificate, in
@@ -142,44 +149,48 @@ func (e Evidence) firm() string {
 const CertificateWidth = 96
 
 // CertificateLines is the text of the audit certificate, wrapped to
-// CertificateWidth.
+// CertificateWidth. Every value is one Line, so none can add a line or a
+// field; a long one wraps onto continuation lines indented deeper than
+// any field.
 func (e Evidence) CertificateLines() []string {
 	var out []string
 	add := func(s string) { out = append(out, wrap(s, CertificateWidth)...) }
 	add("AUDIT CERTIFICATE - " + e.firm())
 	add("")
-	add("Contract: " + e.ContractName)
-	add("Contract UUID: " + e.ContractUUID)
-	add("Signing submission: " + e.SubmissionID)
+	add("Contract: " + Line(e.ContractName, MaxFileNameLen))
+	add("Contract UUID: " + Line(e.ContractUUID, MaxNameLen))
+	add("Signing submission: " + Line(e.SubmissionID, MaxNameLen))
 	add("Completed: " + evidenceTime(&e.CompletedAt))
 	add("")
 	add("DOCUMENTS")
 	for i, d := range e.Documents {
 		note := ""
 		switch {
+		case d.TooLarge:
+			note = " - not in the combined PDF: its content expands too much to be stamped"
 		case d.Excluded:
 			note = " - not in the combined PDF: it could not be read as a PDF"
 		case !d.PDF:
 			note = " - not a PDF: listed here, not in the combined PDF"
 		}
-		add(fmt.Sprintf("%d. %s (%d bytes)%s", i+1, d.FileName, d.Size, note))
-		add("   SHA-256: " + d.SHA256)
+		add(fmt.Sprintf("%d. %s (%d bytes)%s", i+1, Line(d.FileName, MaxFileNameLen), d.Size, note))
+		add("   SHA-256: " + Line(d.SHA256, MaxNameLen))
 	}
 	add("")
 	add("SIGNERS")
 	for i, p := range e.Signers {
-		add(fmt.Sprintf("%d. %s <%s>, role: %s", i+1, p.Name, p.Email, p.Role))
-		if p.SignedName != "" {
-			add("   Typed signature: " + p.SignedName)
+		add(fmt.Sprintf("%d. %s <%s>, role: %s", i+1, Line(p.Name, MaxNameLen), Line(p.Email, MaxEmailLen), Line(p.Role, MaxNameLen)))
+		if typed := Line(p.SignedName, MaxNameLen); typed != "" {
+			add("   Typed signature: " + typed)
 		}
-		add("   IP address: " + orDash(p.IP))
-		add("   User agent: " + orDash(p.UserAgent))
+		add("   IP address: " + orDash(Line(p.IP, MaxAddressLen)))
+		add("   User agent: " + orDash(Line(p.UserAgent, MaxTextLen)))
 		add("   Sent: " + evidenceTime(p.SentAt) + "   Opened: " + evidenceTime(p.OpenedAt))
 		switch {
 		case p.SignedAt != nil:
 			add("   Signed: " + evidenceTime(p.SignedAt))
 		case p.DeclinedAt != nil:
-			add("   Declined: " + evidenceTime(p.DeclinedAt) + ", reason: " + orDash(p.DeclineReason))
+			add("   Declined: " + evidenceTime(p.DeclinedAt) + ", reason: " + orDash(Line(p.DeclineReason, MaxTextLen)))
 		default:
 			add("   Not signed")
 		}
@@ -189,7 +200,7 @@ func (e Evidence) CertificateLines() []string {
 	events := append([]EvidenceEvent(nil), e.Events...)
 	sort.SliceStable(events, func(i, j int) bool { return events[i].At.Before(events[j].At) })
 	for _, ev := range events {
-		add(evidenceTime(&ev.At) + "  " + ev.Text)
+		add(evidenceTime(&ev.At) + "  " + Line(ev.Text, MaxTextLen))
 	}
 	add("")
 	add("The combined PDF (the stamped documents, then this certificate) carries a digital signature")
@@ -204,8 +215,14 @@ func orDash(s string) string {
 	return s
 }
 
+// continuationIndent is how much deeper than its first line a wrapped
+// line's continuations are indented: deeper than any field under a
+// heading, so a continuation never reads as a field of its own.
+const continuationIndent = 6
+
 // wrap cuts s into lines of at most width characters, at spaces where it
-// can; continuation lines are indented like the first.
+// can; continuation lines are indented continuationIndent deeper than the
+// first.
 func wrap(s string, width int) []string {
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
@@ -217,7 +234,7 @@ func wrap(s string, width int) []string {
 		return []string{s}
 	}
 	indent := len(s) - len(strings.TrimLeft(s, " "))
-	pad := strings.Repeat(" ", indent+2)
+	pad := strings.Repeat(" ", min(indent+continuationIndent, width/2))
 	var out []string
 	line := []rune(s)
 	for len(line) > width {

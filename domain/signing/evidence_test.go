@@ -61,8 +61,8 @@ func TestWrap(t *testing.T) {
 		want  []string
 	}{
 		{"short", 10, []string{"short"}},
-		{"aaaa bbbb cccc", 9, []string{"aaaa bbbb", "  cccc"}},
-		{"   x: " + strings.Repeat("y", 12), 8, []string{"   x: yy", "     yyy", "     yyy", "     yyy", "     y"}},
+		{"aaaa bbbb cccc", 12, []string{"aaaa bbbb", "      cccc"}},
+		{"   x: " + strings.Repeat("y", 20), 16, []string{"   x: yyyyyyyyyy", "        yyyyyyyy", "        yy"}},
 		{"tab\there", 20, []string{"tab here"}},
 	}
 	for _, tc := range cases {

@@ -10,10 +10,12 @@ package porttest
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"strings"
+	"hash/adler32"
 	"testing"
 	"time"
 
@@ -528,4 +530,44 @@ func xmlEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// BombPDF returns a valid one-page PDF whose page content is a Flate
+// stream decoding to about decoded bytes (white space after one line of
+// text): a few hundred KiB on disk for hundreds of MiB decoded.
+func BombPDF(decoded int) []byte {
+	// One MiB of spaces after a window full of spaces deflates to the
+	// same bytes every time: it is compressed once and repeated, and the
+	// zlib trailer's checksum is computed over what it stands for.
+	text := []byte("BT /F1 24 Tf 72 770 Td (Expanding) Tj ET\n")
+	chunk := bytes.Repeat([]byte{' '}, 1<<20)
+	var raw bytes.Buffer
+	fw, _ := flate.NewWriter(&raw, flate.BestCompression)
+	fw.Write(text)
+	fw.Write(chunk)
+	fw.Flush()
+	head := bytes.Clone(raw.Bytes())
+	raw.Reset()
+	fw.Write(chunk)
+	fw.Flush()
+	repeat := bytes.Clone(raw.Bytes())
+	var z bytes.Buffer
+	z.Write([]byte{0x78, 0xda})
+	z.Write(head)
+	sum := adler32.New()
+	sum.Write(text)
+	sum.Write(chunk)
+	for n := 1 << 20; n < decoded; n += len(chunk) {
+		z.Write(repeat)
+		sum.Write(chunk)
+	}
+	z.Write([]byte{0x03, 0x00}) // an empty final fixed block
+	z.Write(sum.Sum(nil))
+	return PDFOf([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	})
 }
