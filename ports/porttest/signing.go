@@ -14,8 +14,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"strings"
 	"hash/adler32"
+	"strings"
 	"testing"
 	"time"
 
