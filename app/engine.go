@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
@@ -149,5 +148,3 @@ func (s *Stores) Migrations(ctx context.Context) ([]string, error) {
 	return s.sqlite.Migrations(ctx)
 }
 
-// errBackupPostgres is the answer of `counsel backup` on PostgreSQL.
-var errBackupPostgres = fmt.Errorf("counsel backup copies a SQLite file; on PostgreSQL use pg_dump (for instance pg_dump --format=custom --file=counsel.dump \"$COUNSEL_DB\") or your provider's backups")

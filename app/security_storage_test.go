@@ -37,7 +37,8 @@ func TestSecurityStorageOwnerOnly(t *testing.T) {
 	r := contractUpload(t, s, admin, contractID(c), "a.pdf", porttest.MinimalPDF(1))
 	is.Equal(r.Status, 201) // a document written
 	backup := filepath.Join(dir, "backup.db")
-	is.NoErr(app.Backup(context.Background(), db, backup)) // a backup while serving
+	_, err := app.Backup(context.Background(), db, backup, app.BackupOptions{DataDir: data})
+	is.NoErr(err) // a backup while serving
 
 	checked := 0
 	for _, root := range []string{dir} {
