@@ -12,16 +12,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"counsel/adapters/argon2"
-	"counsel/adapters/blobfs"
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
@@ -112,19 +113,37 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a := &App{cfg: cfg, log: cfg.Logger, logs: logs}
 	a.bg, a.stop = context.WithCancel(context.Background())
-	if Engine(cfg.DB) == "sqlite" { // documents are files (on PostgreSQL, rows)
-		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+	spool := cfg.SpoolDir
+	if Engine(cfg.DB) == "sqlite" && spool == "" {
+		// Documents are rows on both engines; on SQLite the data folder
+		// holds only uploads on their way in (and, from an older
+		// version, files MoveDocumentFiles moves into the database).
+		spool = filepath.Join(cfg.DataDir, "tmp")
+		if err := ownerOnlyDirs(cfg.DataDir); err != nil {
 			a.Close()
-			return nil, fmt.Errorf("data dir: %w", err)
+			return nil, err
+		}
+		if err := sqlite.CleanSpool(spool); err != nil {
+			a.Close()
+			return nil, err
 		}
 	}
-	db, err := OpenStores(ctx, cfg.DB, cfg.SpoolDir)
+	db, err := OpenStores(ctx, cfg.DB, spool)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
+	moved, err := db.MoveDocumentFiles(ctx, cfg.DataDir)
+	if err != nil {
+		a.Close()
+		return nil, fmt.Errorf("move documents into the database: %w", err)
+	}
+	if moved.Count > 0 {
+		a.log.Info("documents moved into the database, each checked against its SHA-256; the files under the folder are no longer used and may be removed",
+			"documents", moved.Count, "bytes", moved.Bytes, "folder", moved.Folder)
+	}
 	if err := a.wire(ctx); err != nil {
 		a.Close()
 		return nil, err
@@ -289,6 +308,21 @@ func (a *App) identityProvider(ctx context.Context) (ports.IdentityProvider, acc
 	return p, linker, nil
 }
 
+// ownerOnlyDirs creates dataDir 0700 and tightens it, and the documents
+// folder an older version kept there, when wider: the files left in it
+// are clients' contracts until someone removes them.
+func ownerOnlyDirs(dataDir string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	for _, d := range []string{dataDir, filepath.Join(dataDir, "documents")} {
+		if err := os.Chmod(d, 0o700); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("data dir: %w", err)
+		}
+	}
+	return nil
+}
+
 // sweepInterval is how often Signed contracts past their end date are
 // expired (API-DECISIONS 5).
 const sweepInterval = time.Minute
@@ -297,13 +331,6 @@ const sweepInterval = time.Minute
 // document folder, and starts the expiry sweep, which Close stops.
 func (a *App) wireContracts() error {
 	blobs := a.db.Blobs
-	if blobs == nil {
-		fs, err := blobfs.Open(a.cfg.DataDir, a.cfg.Rand)
-		if err != nil {
-			return err
-		}
-		blobs = fs
-	}
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,

@@ -82,37 +82,34 @@ func contractUpload(t testing.TB, s *apptest.Server, tok string, id int64, fileN
 	return s.Send(t, req)
 }
 
-// contractFiles lists the documents kept (the files in the data folder's
-// documents/, or the blobs in the database on PostgreSQL) and the uploads
-// waiting in tmp/.
+// contractFiles lists the documents kept (the blobs in the database, on
+// both engines) and the uploads waiting in the spool folder.
 func contractFiles(t testing.TB, s *apptest.Server) (docs, tmp []string) {
 	t.Helper()
-	if apptest.Engine() == "postgres" {
-		var keys []string
-		if err := s.App.Stores().QueryRow(context.Background(), `SELECT coalesce(array_agg(storage_key ORDER BY storage_key), '{}') FROM document_blobs`).Scan(&keys); err != nil {
-			t.Fatal(err)
-		}
-		es, err := os.ReadDir(s.Config.SpoolDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range es {
-			tmp = append(tmp, e.Name())
-		}
-		return keys, tmp
+	ctx := context.Background()
+	var n int64
+	if err := s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM document_blobs`).Scan(&n); err != nil {
+		t.Fatal(err)
 	}
-	list := func(sub string) []string {
-		es, err := os.ReadDir(filepath.Join(s.Config.DataDir, sub))
-		if err != nil {
+	for i := int64(0); i < n; i++ {
+		var key string
+		if err := s.App.Stores().QueryRow(ctx, `SELECT storage_key FROM document_blobs ORDER BY storage_key LIMIT 1 OFFSET ?`, i).Scan(&key); err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Name())
-		}
-		return out
+		docs = append(docs, key)
 	}
-	return list("documents"), list("tmp")
+	spool := s.Config.SpoolDir
+	if spool == "" {
+		spool = filepath.Join(s.Config.DataDir, "tmp")
+	}
+	es, err := os.ReadDir(spool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		tmp = append(tmp, e.Name())
+	}
+	return docs, tmp
 }
 
 func TestContractDocuments(t *testing.T) {

@@ -74,8 +74,7 @@ type Stores struct {
 	Contracts     ContractStore
 	Signing       ports.SigningStore
 	TOTP          ports.TOTPStore
-	// Blobs keeps document bytes in the database (PostgreSQL); nil on
-	// SQLite, whose documents are files under COUNSEL_DATA_DIR.
+	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
 	// QueryRow runs a read with ? placeholders on either engine (tests
 	// and tools look at rows no port shows).
@@ -106,8 +105,8 @@ type Stores struct {
 func (s *Stores) Close() error { return s.close() }
 
 // OpenStores opens (creating and migrating as needed) the database dsn
-// names: a SQLite file path or a PostgreSQL URL. On PostgreSQL uploads are
-// spooled in spool ("" for the system's temporary folder).
+// names: a SQLite file path or a PostgreSQL URL. Uploads are spooled in
+// spool ("" for the system's temporary folder) until they are kept.
 func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 	if postgres.IsURL(dsn) {
 		db, err := postgres.Open(ctx, dsn)
@@ -133,11 +132,22 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
+		Blobs: sqlite.NewBlobStore(db, spool),
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},
 		Ping: db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 	}, nil
+}
+
+// MoveDocumentFiles moves into a SQLite database the documents an older
+// version kept as files under dataDir (sqlite.DB.MoveDocumentFiles); on
+// PostgreSQL, whose documents were always rows, it does nothing.
+func (s *Stores) MoveDocumentFiles(ctx context.Context, dataDir string) (sqlite.MovedDocuments, error) {
+	if s.sqlite == nil {
+		return sqlite.MovedDocuments{}, nil
+	}
+	return s.sqlite.MoveDocumentFiles(ctx, dataDir)
 }
 
 // Migrations returns the applied migrations' names, oldest first.
