@@ -40,8 +40,9 @@ func (r BackupReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "documents                    %d (%d bytes)\n", r.Documents, r.DocumentBytes)
 }
 
-// BackupOptions are the documents folder of a SQLite source whose
-// documents are files, and where progress goes.
+// BackupOptions are the COUNSEL_DATA_DIR of a SQLite source whose
+// documents an older version kept as files (moved into it first, as a
+// start does), and where progress goes.
 type BackupOptions struct {
 	DataDir  string
 	Progress io.Writer
@@ -98,12 +99,17 @@ func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupRepor
 // writeBackup writes the snapshot of src into the new file tmp.
 func writeBackup(ctx context.Context, src, tmp string, o BackupOptions) error {
 	if Engine(src) != "postgres" {
-		db, err := sqlite.Open(ctx, src)
+		db, err := OpenStores(ctx, src, "")
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		return db.Backup(ctx, tmp)
+		if o.DataDir != "" { // an older layout's files first, as a start does
+			if _, err := db.MoveDocumentFiles(ctx, o.DataDir); err != nil {
+				return fmt.Errorf("move document files into the database: %w", err)
+			}
+		}
+		return db.sqlite.Backup(ctx, tmp)
 	}
 	from, err := OpenStores(ctx, src, "")
 	if err != nil {
@@ -115,11 +121,8 @@ func writeBackup(ctx context.Context, src, tmp string, o BackupOptions) error {
 		return err
 	}
 	defer to.Close()
-	toBlobs, err := engineBlobs(to, filepath.Join(filepath.Dir(tmp), ".counsel-backup-documents"))
-	if err != nil {
-		return err
-	}
-	snap, err := openSnapshot(ctx, from, nil)
+	toBlobs := to.Blobs
+	snap, err := openSnapshot(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -284,12 +287,10 @@ func backupEvidence(ctx context.Context, f *sqlite.File, o VerifyOptions) (*pdfe
 	return pdfevidence.New(id, id, time.Now)
 }
 
-// RestoreOptions are where restore reports, the documents folder of a
-// SQLite target whose documents are files, and VerifyOptions.
+// RestoreOptions are where restore reports, and VerifyOptions.
 type RestoreOptions struct {
-	Progress  io.Writer
-	ToDataDir string
-	Verify    VerifyOptions
+	Progress io.Writer
+	Verify   VerifyOptions
 }
 
 // Restore copies the backup file into the empty database dst (a SQLite
@@ -325,10 +326,7 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
 	}
 	defer to.Close()
-	toBlobs, err := engineBlobs(to, o.ToDataDir)
-	if err != nil {
-		return err
-	}
+	toBlobs := to.Blobs
 	if err := refuseNonEmpty(ctx, to); err != nil {
 		return err
 	}

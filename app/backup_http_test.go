@@ -74,7 +74,8 @@ func TestBackupRestoreSameService(t *testing.T) {
 			err := app.Restore(ctx, backup, tt.dsn, app.RestoreOptions{})
 			is.True(err != nil && strings.Contains(err.Error(), "not empty")) // a non-empty target is refused
 
-			s := apptest.New(t, func(c *app.Config) { c.DB = tt.dsn; c.Clock = src.Clock })
+			// The same service: the same public URL (the tokens' issuer).
+			s := apptest.New(t, func(c *app.Config) { c.DB, c.Clock, c.PublicURL = tt.dsn, src.Clock, src.Config.PublicURL })
 			is.Equal(s.Do(t, "GET", "/api/me", tok, nil).Status, 200) // the old access token verifies
 			r := evidenceVerify(t, s, "combined.pdf", bytes.NewReader(combined)).Expect(t, 200, "verify")
 			var v evidenceVerification

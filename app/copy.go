@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"counsel/adapters/blobfs"
 	"counsel/domain/contract"
 	"counsel/ports"
 )
@@ -103,9 +101,10 @@ var documentCols = cols("id contract_id file_name content_type size sha256 stora
 
 // CopyOptions are where Copy finds SQLite documents and reports progress.
 type CopyOptions struct {
-	// FromDataDir and ToDataDir are the document folders of a SQLite
-	// source or target (COUNSEL_DATA_DIR); unused for PostgreSQL.
-	FromDataDir, ToDataDir string
+	// FromDataDir is the COUNSEL_DATA_DIR of a SQLite source whose
+	// documents an older version kept as files: they are moved into it
+	// first, as a server's start does.
+	FromDataDir string
 	// Progress receives one line per batch and the final counts.
 	Progress io.Writer
 }
@@ -130,19 +129,17 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
 	}
 	defer to.Close()
-	fromBlobs, err := engineBlobs(from, o.FromDataDir)
-	if err != nil {
-		return err
+	if o.FromDataDir != "" { // a SQLite source of the older layout
+		if _, err := from.MoveDocumentFiles(ctx, o.FromDataDir); err != nil {
+			return fmt.Errorf("move the source's document files into it: %w", err)
+		}
 	}
-	toBlobs, err := engineBlobs(to, o.ToDataDir)
-	if err != nil {
-		return err
-	}
+	toBlobs := to.Blobs
 	if err := refuseNonEmpty(ctx, to); err != nil {
 		return err
 	}
 	start := time.Now()
-	snap, err := openSnapshot(ctx, from, fromBlobs)
+	snap, err := openSnapshot(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -167,21 +164,6 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	}
 	fmt.Fprintf(o.Progress, "copied and verified in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// engineBlobs is where an engine keeps document bytes.
-func engineBlobs(s *Stores, dataDir string) (ports.BlobStore, error) {
-	if s.Blobs != nil {
-		return s.Blobs, nil
-	}
-	if dataDir == "" {
-		dataDir = "./data"
-	}
-	b, err := blobfs.Open(dataDir, rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // selectList is the SELECT list that reads t in the canonical form.

@@ -31,7 +31,7 @@ func TestSecurityStorageOwnerOnly(t *testing.T) {
 	is := is.New(t)
 	is.NoErr(os.MkdirAll(filepath.Join(data, "documents"), 0o755))
 	is.NoErr(os.WriteFile(db+"-wal", nil, 0o644))
-	s := apptest.New(t, func(c *app.Config) { c.DB, c.DataDir = db, data })
+	s := apptest.New(t, func(c *app.Config) { c.DB, c.DataDir, c.SpoolDir = db, data, "" })
 	admin := s.Admin(t)
 	c := contractCreate(t, s, admin, map[string]any{"contractName": "Storage"})
 	r := contractUpload(t, s, admin, contractID(c), "a.pdf", porttest.MinimalPDF(1))

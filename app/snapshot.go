@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 
@@ -23,17 +22,11 @@ type snapshot struct {
 	pg     pgx.Tx
 	pgDB   *Stores // the PostgreSQL source, for its sequences
 	lite   *sql.Tx
-	// openDoc reads a SQLite source's document bytes.
-	openDoc func(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
-// openSnapshot begins the snapshot of s; blobs reads a SQLite source's
-// document files when its documents are not in the database.
-func openSnapshot(ctx context.Context, s *Stores, blobs ports.BlobStore) (*snapshot, error) {
+// openSnapshot begins the snapshot of s.
+func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
 	snap := &snapshot{engine: s.Engine, pgDB: s}
-	if blobs != nil {
-		snap.openDoc = func(ctx context.Context, key string) (io.ReadCloser, error) { return blobs.Open(ctx, key) }
-	}
 	if s.pg != nil {
 		tx, err := s.pg.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
@@ -54,7 +47,7 @@ func openSnapshot(ctx context.Context, s *Stores, blobs ports.BlobStore) (*snaps
 // fileSnapshot is the snapshot of a database file opened read-only (a
 // backup being restored).
 func fileSnapshot(ctx context.Context, f *sqlite.File) (*snapshot, error) {
-	snap := &snapshot{engine: "sqlite", openDoc: f.OpenDocument}
+	snap := &snapshot{engine: "sqlite"}
 	return snap, snap.beginSQLite(ctx, f.DB())
 }
 
@@ -134,27 +127,42 @@ func (s *snapshot) rows(ctx context.Context, query string, n int, each func([]an
 	return rows.Err()
 }
 
-// open reads the bytes stored under key. On PostgreSQL the chunks are
-// read inside the snapshot, one at a time.
+// open reads the bytes stored under key inside the snapshot, one chunk
+// at a time (document_chunks, alike on both engines).
 func (s *snapshot) open(ctx context.Context, key string) (io.ReadCloser, error) {
-	if s.pg == nil {
-		if s.openDoc == nil {
-			return nil, errors.New("no document store")
+	if s.pg != nil {
+		rows, err := s.pg.Query(ctx, `SELECT data FROM document_chunks WHERE storage_key = $1 ORDER BY seq`, key)
+		if err != nil {
+			return nil, err
 		}
-		return s.openDoc(ctx, key)
+		return &chunkReader{next: func() ([]byte, bool, error) {
+			if !rows.Next() {
+				rows.Close()
+				return nil, false, rows.Err()
+			}
+			var b []byte
+			return b, true, rows.Scan(&b)
+		}, close: rows.Close}, nil
 	}
-	rows, err := s.pg.Query(ctx, `SELECT data FROM document_chunks WHERE storage_key = $1 ORDER BY seq`, key)
+	rows, err := s.lite.QueryContext(ctx, `SELECT data FROM document_chunks WHERE storage_key = ? ORDER BY seq`, key)
 	if err != nil {
 		return nil, err
 	}
-	return &chunkReader{rows: rows}, nil
+	return &chunkReader{next: func() ([]byte, bool, error) {
+		if !rows.Next() {
+			return nil, false, rows.Err()
+		}
+		var b []byte
+		return b, true, rows.Scan(&b)
+	}, close: func() { rows.Close() }}, nil
 }
 
 // chunkReader reads a document's chunks in order, holding one at a time.
 type chunkReader struct {
-	rows pgx.Rows
-	buf  []byte
-	done bool
+	next  func() ([]byte, bool, error)
+	close func()
+	buf   []byte
+	done  bool
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
@@ -162,24 +170,22 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 		if c.done {
 			return 0, io.EOF
 		}
-		if !c.rows.Next() {
-			c.done = true
-			c.rows.Close()
-			if err := c.rows.Err(); err != nil {
-				return 0, err
-			}
-			return 0, io.EOF
-		}
-		if err := c.rows.Scan(&c.buf); err != nil {
+		b, ok, err := c.next()
+		if err != nil {
 			return 0, err
 		}
+		if !ok {
+			c.done = true
+			return 0, io.EOF
+		}
+		c.buf = b
 	}
 	n := copy(p, c.buf)
 	c.buf = c.buf[n:]
 	return n, nil
 }
 
-func (c *chunkReader) Close() error { c.rows.Close(); return nil }
+func (c *chunkReader) Close() error { c.close(); return nil }
 
 // allTables are copyTables and contract_documents.
 func allTables() []copyTable {

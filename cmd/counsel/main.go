@@ -56,7 +56,7 @@ Usage:
                                          (SQLite file or postgres:// URL)
   counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
                                          (SQLite file <-> postgres:// URL); the target must be empty
-                                         [--from-data-dir DIR] [--to-data-dir DIR]: a SQLite side's documents
+                                         [--from-data-dir DIR]: an older SQLite source's document files
   counsel version                        print the version
 
 DB is a SQLite file path or a postgres:// URL. Every setting is also an
@@ -94,15 +94,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fs.SetOutput(stderr)
 		from := fs.String("from", "", "source: SQLite file or postgres:// URL")
 		to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
-		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "documents folder of a SQLite source (COUNSEL_DATA_DIR)")
-		toData := fs.String("to-data-dir", "", "documents folder of a SQLite target (default: ./data)")
+		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "COUNSEL_DATA_DIR of a SQLite source whose documents an older version kept as files")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
 		if *from == "" || *to == "" || fs.NArg() > 0 {
 			return errors.New("usage: counsel copy --from SRC --to DST")
 		}
-		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, ToDataDir: *toData, Progress: stdout})
+		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, Progress: stdout})
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "counsel", version)
 		return nil
@@ -302,7 +301,6 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
-	toData := fs.String("to-data-dir", "", "documents folder of a SQLite target whose documents are files")
 	// FILE may come before or after the flags.
 	var file string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -319,5 +317,5 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if file == "" || *to == "" {
 		return errors.New("usage: counsel restore FILE --to DST")
 	}
-	return app.Restore(ctx, file, *to, app.RestoreOptions{Progress: stdout, ToDataDir: *toData, Verify: verifyOptions(getenv)})
+	return app.Restore(ctx, file, *to, app.RestoreOptions{Progress: stdout, Verify: verifyOptions(getenv)})
 }
