@@ -157,4 +157,3 @@ func (s *Stores) Migrations(ctx context.Context) ([]string, error) {
 	}
 	return s.sqlite.Migrations(ctx)
 }
-

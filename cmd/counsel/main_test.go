@@ -756,3 +756,56 @@ func TestCommandsOnPostgres(t *testing.T) {
 	_, _, err = cli(env, "", "backup", "--verify", dest)
 	is.NoErr(err) // that verifies
 }
+
+// TestBackupRestoreThroughTheBinary backs up a serving database with
+// `counsel backup`, verifies it, restores it with `counsel restore` onto
+// the other engine (and SQLite again), serves the result and finds the
+// same service: the access token issued before verifies, the contract is
+// there. A second restore onto the same target is refused.
+func TestBackupRestoreThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	engines := []string{"sqlite"}
+	if pgtest.Available() || pgtest.Required() {
+		engines = append(engines, "postgres")
+	}
+	dsn := func(t *testing.T, engine string) string {
+		if engine == "postgres" {
+			return pgtest.URL(t)
+		}
+		return filepath.Join(t.TempDir(), "counsel.db")
+	}
+	for _, from := range engines {
+		for _, to := range engines {
+			t.Run(from+" to "+to, func(t *testing.T) {
+				is := is.New(t)
+				env := newEnv(t).with("COUNSEL_DB", dsn(t, from), "COUNSEL_ADMIN_EMAIL", "boss@example.com", "COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
+				s := startServe(t, env)
+				st, tokens := signIn(t, s.base, "boss@example.com", "configured-pw-1")
+				is.Equal(st, 200)
+				access := tokens["accessToken"].(string)
+				st, c := call(t, "POST", s.base+"/api/contracts", access, map[string]any{"contractName": "Backed-up lease"})
+				is.Equal(st, 201)
+
+				backup := filepath.Join(t.TempDir(), "backup.db")
+				_, _, err := cli(env, "", "backup", backup)
+				is.NoErr(err) // while serving
+				_, _, err = cli(env, "", "backup", "--verify", backup)
+				is.NoErr(err)
+				target := dsn(t, to)
+				stdout, _, err := cli(env, "", "restore", backup, "--to", target)
+				is.NoErr(err)                                                              // restored
+				is.True(regexp.MustCompile(`(?m)^contracts +1 rows$`).MatchString(stdout)) // counts printed
+				is.True(strings.Contains(stdout, "every SHA-256 verified"))
+				_, _, err = cli(env, "", "restore", backup, "--to", target)
+				is.True(err != nil && strings.Contains(err.Error(), "not empty")) // refused the second time
+
+				r := startServe(t, env.with("COUNSEL_DB", target, "COUNSEL_DATA_DIR", filepath.Join(t.TempDir(), "data")))
+				st, got := call(t, "GET", fmt.Sprintf("%s/api/contracts/%v", r.base, c["id"]), access, nil)
+				is.Equal(st, 200) // the old token verifies on the restored service
+				is.Equal(got["contractName"], "Backed-up lease")
+				is.NoErr(r.stop(t))
+				is.NoErr(s.stop(t))
+			})
+		}
+	}
+}
