@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/app/backups"
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
@@ -227,9 +228,13 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("console key: %w", err)
 	}
+	backupSvc := &backups.Service{Log: a.db.BackupLog}
+	if err := a.scheduleBackups(); err != nil {
+		return err
+	}
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing,
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -247,6 +252,7 @@ func (a *App) wire(ctx context.Context) error {
 		Signing:       a.Signing,
 		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
+		Backups:       backupSvc,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,

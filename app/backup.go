@@ -57,6 +57,24 @@ type BackupOptions struct {
 // to its name only when complete; an existing dest is refused and left as
 // it is.
 func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupReport, error) {
+	if _, err := os.Lstat(dest); err == nil {
+		return BackupReport{}, fmt.Errorf("%s exists; choose a new file name", dest)
+	}
+	from, err := OpenStores(ctx, src, "")
+	if err != nil {
+		return BackupReport{}, fmt.Errorf("open %s: %w", RedactDSN(src), err)
+	}
+	defer from.Close()
+	if o.DataDir != "" { // an older layout's files first, as a start does
+		if _, err := from.MoveDocumentFiles(ctx, o.DataDir); err != nil {
+			return BackupReport{}, fmt.Errorf("move document files into the database: %w", err)
+		}
+	}
+	return backupStores(ctx, from, dest, o)
+}
+
+// backupStores is Backup of the open database from.
+func backupStores(ctx context.Context, from *Stores, dest string, o BackupOptions) (BackupReport, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
@@ -67,7 +85,7 @@ func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupRepor
 	rand.Read(k[:])
 	tmp := filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".partial-"+hex.EncodeToString(k[:]))
 	defer removeDB(tmp)
-	if err := writeBackup(ctx, src, tmp, o); err != nil {
+	if err := writeBackup(ctx, from, tmp, o); err != nil {
 		return BackupReport{}, err
 	}
 	if err := sqlite.SingleFile(ctx, tmp); err != nil {
@@ -96,41 +114,25 @@ func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupRepor
 	return fileReport(ctx, f)
 }
 
-// writeBackup writes the snapshot of src into the new file tmp.
-func writeBackup(ctx context.Context, src, tmp string, o BackupOptions) error {
-	if Engine(src) != "postgres" {
-		db, err := OpenStores(ctx, src, "")
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		if o.DataDir != "" { // an older layout's files first, as a start does
-			if _, err := db.MoveDocumentFiles(ctx, o.DataDir); err != nil {
-				return fmt.Errorf("move document files into the database: %w", err)
-			}
-		}
-		return db.sqlite.Backup(ctx, tmp)
+// writeBackup writes the snapshot of from into the new file tmp.
+func writeBackup(ctx context.Context, from *Stores, tmp string, o BackupOptions) error {
+	if from.sqlite != nil {
+		return from.sqlite.Backup(ctx, tmp)
 	}
-	from, err := OpenStores(ctx, src, "")
-	if err != nil {
-		return fmt.Errorf("open %s: %w", RedactDSN(src), err)
-	}
-	defer from.Close()
 	to, err := OpenStores(ctx, tmp, "")
 	if err != nil {
 		return err
 	}
-	defer to.Close()
-	toBlobs := to.Blobs
-	snap, err := openSnapshot(ctx, from)
-	if err != nil {
+	err = func() error {
+		snap, err := openSnapshot(ctx, from)
+		if err != nil {
+			return err
+		}
+		defer snap.close()
+		_, _, err = copyInto(ctx, snap, to, to.Blobs, o.Progress)
 		return err
-	}
-	defer snap.close()
-	if _, _, err := copyInto(ctx, snap, to, toBlobs, o.Progress); err != nil {
-		return err
-	}
-	return to.Close()
+	}()
+	return errors.Join(err, to.Close())
 }
 
 // removeDB removes a SQLite file and its companions, if any.

@@ -86,6 +86,14 @@ type Options struct {
 	OIDCName           string
 
 	ConsoleIdle time.Duration
+
+	// Scheduled backups (README "Backups"): off while BackupDir is empty.
+	BackupDir      string
+	BackupInterval time.Duration
+	BackupKeep     int
+	// ReplicaURL streams a SQLite database to a Litestream replica
+	// (file:// or s3://); empty: off.
+	ReplicaURL string
 }
 
 // Injections are not settings: what tests and the command line hand the
@@ -97,6 +105,9 @@ type Injections struct {
 	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
 	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
 	Version    string
+	// BackupEvery, when set, makes scheduled backups this often, below
+	// the 1m that COUNSEL_BACKUP_INTERVAL allows (tests).
+	BackupEvery time.Duration
 	// WrapEvidence, when set, wraps the signed-evidence maker (tests
 	// make it fail to simulate a crash).
 	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
@@ -238,6 +249,10 @@ func settings() []setting {
 		}},
 		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Options) *string { return &c.OIDCName })},
 		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Options) *time.Duration { return &c.ConsoleIdle })},
+		{"COUNSEL_BACKUP_DIR", "", "folder of scheduled backups (counsel-YYYYMMDDTHHMMSSZ.db); empty: off", str(func(c *Options) *string { return &c.BackupDir })},
+		{"COUNSEL_BACKUP_INTERVAL", "24h", "time between scheduled backups (at least 1m)", dur(func(c *Options) *time.Duration { return &c.BackupInterval })},
+		{"COUNSEL_BACKUP_KEEP", "7", "scheduled backups kept, newest first (at least 1)", num(func(c *Options) *int { return &c.BackupKeep })},
+		{"COUNSEL_REPLICA_URL", "", "Litestream replica of a SQLite database: file:///path or s3://bucket/path; empty: off", str(func(c *Options) *string { return &c.ReplicaURL })},
 	}
 }
 
@@ -298,6 +313,19 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 func (c Options) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.BackupInterval < time.Minute {
+		bad("COUNSEL_BACKUP_INTERVAL must be at least 1m")
+	}
+	if c.BackupKeep < 1 {
+		bad("COUNSEL_BACKUP_KEEP must be at least 1")
+	}
+	if c.ReplicaURL != "" {
+		if Engine(c.DB) == "postgres" {
+			bad("COUNSEL_REPLICA_URL replicates a SQLite database; PostgreSQL has its own replication")
+		} else if !strings.HasPrefix(c.ReplicaURL, "file://") && !strings.HasPrefix(c.ReplicaURL, "s3://") {
+			bad("COUNSEL_REPLICA_URL must be a file:// or s3:// URL")
+		}
+	}
 	if c.Addr == "" {
 		bad("COUNSEL_ADDR is empty")
 	}

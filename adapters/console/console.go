@@ -43,6 +43,9 @@ type Services struct {
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+	// Backups lists the scheduled backups to system administrators; nil
+	// leaves the page out.
+	Backups ports.BackupService
 }
 
 // ContractService is the contract use case with the questions only the

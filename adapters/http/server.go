@@ -46,6 +46,9 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Backups lists the scheduled backups to system administrators
+	// (backups.go).
+	Backups ports.BackupService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 	// Console is the browser console, mounted at /console (and / redirects
