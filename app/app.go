@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
-	"counsel/app/backups"
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
@@ -33,6 +32,7 @@ import (
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
+	"counsel/app/backups"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
