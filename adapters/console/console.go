@@ -202,6 +202,8 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices", perms: P(account.OfficesEdit), h: c.officeCreate},
 		{method: "GET", path: "/console/offices/" + id, h: c.officeShow},
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
+
+		{method: "GET", path: "/console/backups", h: c.backupsList},
 	}
 }
 
