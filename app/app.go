@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/adapters/litestream"
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
@@ -48,6 +49,8 @@ type App struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// replica streams a SQLite database to COUNSEL_REPLICA_URL; nil off.
+	replica *litestream.Replicator
 	// logs batches the server log's request lines (logbuffer.go); nil with a
 	// Logger of the caller's.
 	logs     *logBuffer
@@ -129,13 +132,23 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	db, err := OpenStores(ctx, cfg.DB, spool)
+	// With a replica, Litestream owns the WAL's checkpoints.
+	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""})
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
+	if cfg.ReplicaURL != "" {
+		r, err := litestream.Start(ctx, cfg.DB, cfg.ReplicaURL, a.log)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.replica = r
+		a.log.Info("replicating the database with Litestream", "replica", RedactDSN(cfg.ReplicaURL))
+	}
 	moved, err := db.MoveDocumentFiles(ctx, cfg.DataDir)
 	if err != nil {
 		a.Close()
@@ -482,6 +495,11 @@ func (a *App) close() error {
 	}
 	if a.db != nil {
 		errs = append(errs, a.db.Close())
+	}
+	if a.replica != nil { // after the database: the last writes are shipped
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, a.replica.Close(ctx))
+		cancel()
 	}
 	if a.logs != nil {
 		errs = append(errs, a.logs.Close())

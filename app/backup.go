@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"counsel/adapters/litestream"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/sqlite"
 	"counsel/ports"
@@ -429,4 +430,53 @@ func verifyTarget(ctx context.Context, to *Stores, blobs ports.BlobStore, counts
 	}
 	fmt.Fprintf(w, "documents                    %d (%d bytes), every SHA-256 verified\n", n, size)
 	return nil
+}
+
+// RestoreReplica writes the newest state of the Litestream replica at
+// replicaURL to the new SQLite file dest and verifies it as a backup.
+func RestoreReplica(ctx context.Context, replicaURL, dest string, o VerifyOptions) (BackupReport, error) {
+	if err := litestream.Restore(ctx, replicaURL, dest); err != nil {
+		return BackupReport{}, err
+	}
+	report, failures, err := VerifyBackup(ctx, dest, o)
+	if err != nil {
+		return report, err
+	}
+	if len(failures) > 0 {
+		return report, &VerifyError{File: dest, Failures: failures}
+	}
+	return report, nil
+}
+
+// BackupFile is a backup file opened read-only, for tests and tools.
+type BackupFile struct{ f *sqlite.File }
+
+// OpenBackupFile opens the database file at path read-only.
+func OpenBackupFile(path string) (*BackupFile, error) {
+	f, err := sqlite.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &BackupFile{f}, nil
+}
+
+// Close closes the file.
+func (b *BackupFile) Close() error { return b.f.Close() }
+
+// ContractIDs returns the ids of the file's contracts.
+func (b *BackupFile) ContractIDs(ctx context.Context) (map[int64]bool, error) {
+	rows, err := b.f.DB().QueryContext(ctx, `SELECT id FROM contracts`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
 }

@@ -110,6 +110,11 @@ func (s *Stores) Close() error { return s.close() }
 // names: a SQLite file path or a PostgreSQL URL. Uploads are spooled in
 // spool ("" for the system's temporary folder) until they are kept.
 func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
+	return openStores(ctx, dsn, spool, sqlite.Options{})
+}
+
+// openStores is OpenStores with the options of a SQLite database.
+func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stores, error) {
 	if postgres.IsURL(dsn) {
 		db, err := postgres.Open(ctx, dsn)
 		if err != nil {
@@ -126,7 +131,7 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
-	db, err := sqlite.Open(ctx, dsn)
+	db, err := sqlite.OpenWith(ctx, dsn, o)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,8 @@ Usage:
                                          signed PDF's signature
   counsel restore FILE --to DST          verify FILE, then copy it into the empty database DST
                                          (SQLite file or postgres:// URL)
+  counsel restore --replica URL --to FILE
+                                         write the newest state of a Litestream replica to a new file
   counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
                                          (SQLite file <-> postgres:// URL); the target must be empty
                                          [--from-data-dir DIR]: an older SQLite source's document files
@@ -301,6 +303,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
+	replica := fs.String("replica", "", "restore the newest state of a Litestream replica (file:// or s3:// URL) into the new SQLite file --to")
 	// FILE may come before or after the flags.
 	var file string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -314,8 +317,17 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	} else if fs.NArg() != 0 {
 		file = ""
 	}
-	if file == "" || *to == "" {
-		return errors.New("usage: counsel restore FILE --to DST")
+	if *replica != "" && file == "" && *to != "" {
+		report, err := app.RestoreReplica(ctx, *replica, *to, verifyOptions(getenv))
+		if err != nil {
+			return err
+		}
+		report.Print(stdout)
+		fmt.Fprintf(stdout, "restored %s from the replica and verified\n", *to)
+		return nil
+	}
+	if file == "" || *to == "" || *replica != "" {
+		return errors.New("usage: counsel restore FILE --to DST, or counsel restore --replica URL --to FILE")
 	}
 	return app.Restore(ctx, file, *to, app.RestoreOptions{Progress: stdout, Verify: verifyOptions(getenv)})
 }
