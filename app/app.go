@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
-	"counsel/adapters/litestream"
 	"counsel/adapters/console"
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
+	"counsel/adapters/litestream"
 	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"

@@ -366,7 +366,7 @@ func TestBackupsPage(t *testing.T) {
 	}
 	is.Equal(r.Status, 200)
 	is.True(strings.Contains(r.Body, "<h1>Backups</h1>"))
-	is.True(strings.Contains(r.Body, ">counsel-"))                      // the file
+	is.True(strings.Contains(r.Body, ">counsel-"))                     // the file
 	is.True(strings.Contains(r.Body, `<th scope="col">Verified</th>`)) // a table with header cells
 	is.True(strings.Contains(b.get("/console").Body, `href="/console/backups"`))
 
