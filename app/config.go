@@ -87,7 +87,8 @@ type Options struct {
 
 	ConsoleIdle time.Duration
 
-	// Scheduled backups (README "Backups"): off while BackupDir is empty.
+	// Scheduled backups (README "Backups, restore and replication"): off
+	// while BackupDir is empty.
 	BackupDir      string
 	BackupInterval time.Duration
 	BackupKeep     int
