@@ -390,10 +390,11 @@ func ensureSigningKey(ctx context.Context, store ports.AccountStore, cfg Config)
 			return nil, err
 		}
 		k := jwt.NewKey(base64.RawURLEncoding.EncodeToString(kidb), seed, cfg.Clock.Now())
-		if err := store.AddSigningKey(ctx, k); err != nil {
+		// Instances starting together on an empty database each offer a
+		// key; the store keeps exactly one, which all of them read back.
+		if err := store.EnsureSigningKey(ctx, k); err != nil {
 			return nil, fmt.Errorf("signing key: %w", err)
 		}
-		// Another process may have raced us; the store's order decides.
 		if keys, err = store.SigningKeys(ctx); err != nil {
 			return nil, err
 		}

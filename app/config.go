@@ -33,8 +33,9 @@ type Options struct {
 	Addr    string
 	DB      string
 	DataDir string
-	// SpoolDir is where uploads wait, on PostgreSQL, before they are
-	// copied into the database ("": the system's temporary folder).
+	// SpoolDir is where uploads wait before they are copied into the
+	// database ("": DataDir/tmp on SQLite, the system's temporary folder
+	// on PostgreSQL).
 	SpoolDir  string
 	PublicURL string
 	LogLevel  string
@@ -168,7 +169,7 @@ func settings() []setting {
 	return []setting{
 		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Options) *string { return &c.Addr })},
 		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Options) *string { return &c.DB })},
-		{"COUNSEL_DATA_DIR", "./data", "folder for contract documents", str(func(c *Options) *string { return &c.DataDir })},
+		{"COUNSEL_DATA_DIR", "./data", "SQLite: folder of uploads on their way into the database (documents are in the database)", str(func(c *Options) *string { return &c.DataDir })},
 		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
 		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Options) *string { return &c.LogLevel })},
 		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Options) *string { return &c.LogFormat })},

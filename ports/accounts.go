@@ -99,6 +99,10 @@ type AccountStore interface {
 	SigningKeys(ctx context.Context) ([]account.SigningKey, error)
 	// AddSigningKey stores a new key.
 	AddSigningKey(ctx context.Context, k account.SigningKey) error
+	// EnsureSigningKey stores k only when there is no signing key yet,
+	// atomically: of several instances starting together on an empty
+	// database, exactly one stores its key and every other then reads it.
+	EnsureSigningKey(ctx context.Context, k account.SigningKey) error
 	// Secret returns the named server secret, creating it with create the
 	// first time (atomically, so concurrent starts agree).
 	Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)

@@ -274,6 +274,25 @@ func (s *AccountStore) AddSigningKey(ctx context.Context, k account.SigningKey) 
 	return nil
 }
 
+// EnsureSigningKey implements ports.AccountStore. Under a
+// transaction-level advisory lock, instances starting together decide one
+// after the other: the first stores its key, the others find it.
+func (s *AccountStore) EnsureSigningKey(ctx context.Context, k account.SigningKey) error {
+	err := s.db.tx(ctx, func(x q) error {
+		if _, err := x.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lockKey("signing-keys")); err != nil {
+			return err
+		}
+		_, err := x.exec(ctx, `INSERT INTO signing_keys (kid, private_key, created_at, retired_at)
+			SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM signing_keys)`,
+			k.ID, k.PrivateKey, k.CreatedAt, nullTime(k.RetiredAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("first signing key: %w", err)
+	}
+	return nil
+}
+
 // Secret implements ports.AccountStore. Instances starting together
 // agree: the insert of the second does nothing and it reads the first's.
 func (s *AccountStore) Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error) {
@@ -460,8 +479,8 @@ func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, 
 }
 
 // Prune deletes sessions that ended more than a day before now, with
-// their refresh tokens, and OTP rows whose code expired over an hour ago.
-// It returns the number of sessions removed.
+// their refresh tokens, OTP rows whose code expired over an hour ago, and
+// document bytes over an hour old that no document names. It returns the number of sessions removed.
 func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.tx(ctx, func(x q) error {
@@ -470,7 +489,14 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 		if n, err = x.exec(ctx, `DELETE FROM sessions WHERE expires_at < ? OR revoked_at < ?`, cutoff, cutoff); err != nil {
 			return err
 		}
-		_, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour))
+		if _, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour)); err != nil {
+			return err
+		}
+		// A document's bytes are kept before its row (blobs.go): bytes
+		// an hour old that no row names are those of an upload whose
+		// instance stopped in between.
+		_, err = x.exec(ctx, `DELETE FROM document_blobs WHERE created_at < ?
+			AND NOT EXISTS (SELECT 1 FROM contract_documents d WHERE d.storage_key = document_blobs.storage_key)`, now.Add(-time.Hour))
 		return err
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/contract"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
@@ -256,13 +258,20 @@ func AccountsSuite(t *testing.T, s Stores) {
 	is.True(got.RevokedAt != nil)
 	is.Equal(code(s.Accounts.SetPassword(ctx, 9999, "x", T0, nil)), domain.ENOTFOUND)
 
-	// Keys newest first; a secret is created once.
+	// The first key is stored once, whoever offers one after it; keys
+	// newest first; a secret is created once.
+	is.NoErr(s.Accounts.EnsureSigningKey(ctx, account.SigningKey{ID: "k0", PrivateKey: []byte("seed0"), CreatedAt: T0.Add(-time.Minute)}))
+	is.NoErr(s.Accounts.EnsureSigningKey(ctx, account.SigningKey{ID: "k0b", PrivateKey: []byte("other"), CreatedAt: T0}))
+	keys, err := s.Accounts.SigningKeys(ctx)
+	is.NoErr(err)
+	is.Equal(len(keys), 1)
+	is.Equal(keys[0].ID, "k0")
 	retired := T0.Add(time.Hour)
 	is.NoErr(s.Accounts.AddSigningKey(ctx, account.SigningKey{ID: "k1", PrivateKey: []byte("seed1"), CreatedAt: T0, RetiredAt: &retired}))
 	is.NoErr(s.Accounts.AddSigningKey(ctx, account.SigningKey{ID: "k2", PrivateKey: []byte("seed2"), CreatedAt: T0.Add(time.Minute)}))
-	keys, err := s.Accounts.SigningKeys(ctx)
+	keys, err = s.Accounts.SigningKeys(ctx)
 	is.NoErr(err)
-	is.Equal(len(keys), 2)
+	is.Equal(len(keys), 3)
 	is.Equal(keys[0].ID, "k2")
 	is.Equal(keys[1].PrivateKey, []byte("seed1"))
 	is.True(keys[1].RetiredAt != nil && keys[1].RetiredAt.Equal(retired))
@@ -671,4 +680,38 @@ func BlobsSuite(t *testing.T, s Stores) {
 	is.NoErr(s.Blobs.Delete(ctx, key)) // missing: no error
 	_, err = s.Blobs.Open(ctx, key)
 	is.Equal(code(err), domain.ENOTFOUND)
+
+	// Housekeeping removes bytes no document names once they are an hour
+	// old (a process stopped between the bytes and the row), and only
+	// those. The stores stamp blobs with their own clock (each engine's
+	// tests set theirs), so housekeeping runs at times far either side.
+	uid := bootstrap(t, s)
+	c, err := s.Contracts.CreateContract(ctx, contract.Contract{UUID: "5d0c4a52-0f0e-4c57-a2a4-8d6c0e1f2b3a", Name: "Blobs",
+		Type: contract.Other, Status: contract.Draft, CreatedAt: T0, UpdatedAt: T0}, nil)
+	is.NoErr(err)
+	keep := func(b string) string {
+		st, err := s.Blobs.Stage(ctx, strings.NewReader(b), 100)
+		is.NoErr(err)
+		k, err := st.Commit(ctx)
+		is.NoErr(err)
+		return k
+	}
+	pruner, ok := s.Accounts.(interface {
+		Prune(ctx context.Context, now time.Time) (int64, error)
+	})
+	is.True(ok) // the housekeeping of both engines
+	named, orphan := keep("named"), keep("orphan")
+	_, err = s.Contracts.AddDocument(ctx, contract.Document{ContractID: c.ID, FileName: "n.pdf", ContentType: contract.ContentTypePDF,
+		Size: 5, SHA256: strings.Repeat("b", 64), StorageKey: named, UploadedAt: T0, UploadedBy: uid}, nil, nil)
+	is.NoErr(err)
+	_, err = pruner.Prune(ctx, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	is.NoErr(err)
+	_, err = s.Blobs.Open(ctx, orphan)
+	is.NoErr(err) // young: an upload may be between its bytes and its row
+	_, err = pruner.Prune(ctx, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+	is.NoErr(err)
+	_, err = s.Blobs.Open(ctx, orphan)
+	is.Equal(code(err), domain.ENOTFOUND) // an hour old and named by no row: gone
+	_, err = s.Blobs.Open(ctx, named)
+	is.NoErr(err) // named by a document: kept
 }
