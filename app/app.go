@@ -27,12 +27,14 @@ import (
 	httpadapter "counsel/adapters/http"
 	"counsel/adapters/jwt"
 	"counsel/adapters/metrics"
+	"counsel/adapters/litestream"
 	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
+	"counsel/app/backups"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
@@ -48,6 +50,8 @@ type App struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// replica streams a SQLite database to COUNSEL_REPLICA_URL; nil off.
+	replica *litestream.Replicator
 	// logs batches the server log's request lines (logbuffer.go); nil with a
 	// Logger of the caller's.
 	logs     *logBuffer
@@ -133,13 +137,23 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	db, err := OpenStores(ctx, cfg.DB, spool)
+	// With a replica, Litestream owns the WAL's checkpoints.
+	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""})
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
+	if cfg.ReplicaURL != "" {
+		r, err := litestream.Start(ctx, cfg.DB, cfg.ReplicaURL, a.log)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.replica = r
+		a.log.Info("replicating the database with Litestream", "replica", RedactDSN(cfg.ReplicaURL))
+	}
 	moved, err := db.MoveDocumentFiles(ctx, cfg.DataDir)
 	if err != nil {
 		a.Close()
@@ -235,9 +249,13 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("console key: %w", err)
 	}
+	backupSvc := &backups.Service{Log: a.db.BackupLog}
+	if err := a.scheduleBackups(); err != nil {
+		return err
+	}
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing,
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -256,6 +274,7 @@ func (a *App) wire(ctx context.Context) error {
 		Signing:       a.Signing,
 		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
+		Backups:       backupSvc,
 		Ready:         a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
@@ -489,6 +508,11 @@ func (a *App) close() error {
 	}
 	if a.db != nil {
 		errs = append(errs, a.db.Close())
+	}
+	if a.replica != nil { // after the database: the last writes are shipped
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, a.replica.Close(ctx))
+		cancel()
 	}
 	if a.logs != nil {
 		errs = append(errs, a.logs.Close())

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"counsel/adapters/argon2"
-	"counsel/adapters/sqlite"
 	"counsel/domain/account"
 )
 
@@ -100,19 +99,4 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 		return nil
 	})
 	return had, err
-}
-
-// Backup writes a consistent copy of the database at path to dest, also
-// while a server is writing to it. On PostgreSQL it refuses and names
-// pg_dump, the tool made for it.
-func Backup(ctx context.Context, path, dest string) error {
-	if Engine(path) == "postgres" {
-		return errBackupPostgres
-	}
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.Backup(ctx, dest)
 }

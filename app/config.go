@@ -99,6 +99,15 @@ type Options struct {
 	// alone on a listener of its own, without a token (metrics.go).
 	MetricsToken string
 	MetricsAddr  string
+
+	// Scheduled backups (README "Backups, restore and replication"): off
+	// while BackupDir is empty.
+	BackupDir      string
+	BackupInterval time.Duration
+	BackupKeep     int
+	// ReplicaURL streams a SQLite database to a Litestream replica
+	// (file:// or s3://); empty: off.
+	ReplicaURL string
 }
 
 // Injections are not settings: what tests and the command line hand the
@@ -110,6 +119,9 @@ type Injections struct {
 	Stderr     io.Writer      // where the first admin password is printed; nil: discarded
 	Logger     *slog.Logger   // nil: built from LogLevel and LogFormat on Stderr
 	Version    string
+	// BackupEvery, when set, makes scheduled backups this often, below
+	// the 1m that COUNSEL_BACKUP_INTERVAL allows (tests).
+	BackupEvery time.Duration
 	// WrapEvidence, when set, wraps the signed-evidence maker (tests
 	// make it fail to simulate a crash).
 	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
@@ -263,6 +275,10 @@ func settings() []setting {
 		}},
 		{"COUNSEL_METRICS_TOKEN", "", "serve GET /metrics on COUNSEL_ADDR to callers sending Authorization: Bearer <this token>; empty: not there", func(c *Options, v string) error { c.MetricsToken = strings.TrimSpace(v); return nil }},
 		{"COUNSEL_METRICS_ADDR", "", "serve GET /metrics without a token on this address of its own (e.g. 127.0.0.1:9090); empty: no such listener", str(func(c *Options) *string { return &c.MetricsAddr })},
+		{"COUNSEL_BACKUP_DIR", "", "folder of scheduled backups (counsel-YYYYMMDDTHHMMSSZ.db); empty: off", str(func(c *Options) *string { return &c.BackupDir })},
+		{"COUNSEL_BACKUP_INTERVAL", "24h", "time between scheduled backups (at least 1m)", dur(func(c *Options) *time.Duration { return &c.BackupInterval })},
+		{"COUNSEL_BACKUP_KEEP", "7", "scheduled backups kept, newest first (at least 1)", num(func(c *Options) *int { return &c.BackupKeep })},
+		{"COUNSEL_REPLICA_URL", "", "Litestream replica of a SQLite database: file:///path or s3://bucket/path; empty: off", str(func(c *Options) *string { return &c.ReplicaURL })},
 	}
 }
 
@@ -323,6 +339,19 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 func (c Options) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.BackupInterval < time.Minute {
+		bad("COUNSEL_BACKUP_INTERVAL must be at least 1m")
+	}
+	if c.BackupKeep < 1 {
+		bad("COUNSEL_BACKUP_KEEP must be at least 1")
+	}
+	if c.ReplicaURL != "" {
+		if Engine(c.DB) == "postgres" {
+			bad("COUNSEL_REPLICA_URL replicates a SQLite database; PostgreSQL has its own replication")
+		} else if !strings.HasPrefix(c.ReplicaURL, "file://") && !strings.HasPrefix(c.ReplicaURL, "s3://") {
+			bad("COUNSEL_REPLICA_URL must be a file:// or s3:// URL")
+		}
+	}
 	if c.Addr == "" {
 		bad("COUNSEL_ADDR is empty")
 	}

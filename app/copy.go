@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"counsel/adapters/blobfs"
 	"counsel/domain/contract"
 	"counsel/ports"
 )
@@ -104,9 +102,10 @@ var documentCols = cols("id contract_id file_name content_type size sha256 stora
 
 // CopyOptions are where Copy finds SQLite documents and reports progress.
 type CopyOptions struct {
-	// FromDataDir and ToDataDir are the document folders of a SQLite
-	// source or target (COUNSEL_DATA_DIR); unused for PostgreSQL.
-	FromDataDir, ToDataDir string
+	// FromDataDir is the COUNSEL_DATA_DIR of a SQLite source whose
+	// documents an older version kept as files: they are moved into it
+	// first, as a server's start does.
+	FromDataDir string
 	// Progress receives one line per batch and the final counts.
 	Progress io.Writer
 }
@@ -131,51 +130,24 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
 	}
 	defer to.Close()
-	fromBlobs, err := engineBlobs(from, o.FromDataDir)
-	if err != nil {
-		return err
-	}
-	toBlobs, err := engineBlobs(to, o.ToDataDir)
-	if err != nil {
-		return err
-	}
-	all := append(append([]copyTable{}, copyTables...), copyTable{"contract_documents", documentCols})
-	for _, t := range all {
-		var n int64
-		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&n); err != nil {
-			return fmt.Errorf("count %s in the target: %w", t.name, err)
+	if o.FromDataDir != "" { // a SQLite source of the older layout
+		if _, err := from.MoveDocumentFiles(ctx, o.FromDataDir); err != nil {
+			return fmt.Errorf("move the source's document files into it: %w", err)
 		}
-		if n > 0 {
-			return fmt.Errorf("the target is not empty (%s has %d rows); copy only into a new database", t.name, n)
-		}
+	}
+	toBlobs := to.Blobs
+	if err := refuseNonEmpty(ctx, to); err != nil {
+		return err
 	}
 	start := time.Now()
-	counts := map[string]int64{}
-	for _, t := range copyTables {
-		n, err := copyTableRows(ctx, from, to, t, o.Progress)
-		if err != nil {
-			return fmt.Errorf("copy %s: %w", t.name, err)
-		}
-		counts[t.name] = n
-	}
-	n, err := copyDocuments(ctx, from, to, fromBlobs, toBlobs, o.Progress)
-	if err != nil {
-		return fmt.Errorf("copy documents: %w", err)
-	}
-	counts["contract_documents"] = n
-	marks, err := sequences(ctx, from)
+	snap, err := openSnapshot(ctx, from)
 	if err != nil {
 		return err
 	}
-	// A deleted contract's id lives on in the audit trail: never give it
-	// again, whatever the source's own mark.
-	var audited int64
-	if err := from.QueryRow(ctx, `SELECT coalesce(max(contract_id), 0) FROM contract_audit`).Scan(&audited); err != nil {
+	defer snap.close()
+	counts, _, err := copyInto(ctx, snap, to, toBlobs, o.Progress)
+	if err != nil {
 		return err
-	}
-	marks["contracts"] = max(marks["contracts"], audited)
-	if err := setSequences(ctx, to, marks); err != nil {
-		return fmt.Errorf("id sequences: %w", err)
 	}
 	if to.pg != nil { // once, for the planner, after every table is in
 		if err := to.pg.Analyze(ctx); err != nil {
@@ -188,44 +160,19 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 		}
 	}
 	// Verify: row counts, then every document's bytes.
-	for _, t := range all {
-		var got int64
-		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&got); err != nil {
-			return err
-		}
-		if got != counts[t.name] {
-			return fmt.Errorf("verify %s: %d rows copied, the target has %d", t.name, counts[t.name], got)
-		}
-		fmt.Fprintf(o.Progress, "%-28s %d rows\n", t.name, got)
-	}
-	if err := verifyDocuments(ctx, to, toBlobs); err != nil {
+	if err := verifyTarget(ctx, to, toBlobs, counts, o.Progress); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "copied and verified in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// engineBlobs is where an engine keeps document bytes.
-func engineBlobs(s *Stores, dataDir string) (ports.BlobStore, error) {
-	if s.Blobs != nil {
-		return s.Blobs, nil
-	}
-	if dataDir == "" {
-		dataDir = "./data"
-	}
-	b, err := blobfs.Open(dataDir, rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
 // selectList is the SELECT list that reads t in the canonical form.
-func selectList(s *Stores, cs []copyCol) string {
+func selectList(engine string, cs []copyCol) string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.name
-		if s.Engine != "postgres" {
+		if engine != "postgres" {
 			continue
 		}
 		switch c.kind {
@@ -385,9 +332,9 @@ func engineRows(dst *Stores, table string, cs []copyCol, batch [][]any) ([]strin
 // table is one bulk load (postgres.DB.Load: indexes built once at the
 // end, triggers' work done set-based); into SQLite each batch is a
 // transaction.
-func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress io.Writer) (int64, error) {
-	var total int64
-	if err := from.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&total); err != nil {
+func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable, progress io.Writer) (int64, error) {
+	total, err := snap.count(ctx, t.name)
+	if err != nil {
 		return 0, err
 	}
 	if total == 0 {
@@ -413,7 +360,7 @@ func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress 
 			fmt.Fprintf(progress, "%s: %d/%d (%s)\n", t.name, n, total, time.Since(start).Round(time.Millisecond))
 			return nil
 		}
-		err := rowsOf(ctx, from, `SELECT `+selectList(from, t.cols)+` FROM `+t.name+order, len(t.cols), func(vals []any) error {
+		err := snap.rows(ctx, `SELECT `+selectList(snap.engine, t.cols)+` FROM `+t.name+order, len(t.cols), func(vals []any) error {
 			row := make([]any, len(vals), len(vals)+1)
 			for i, v := range vals {
 				var err error
@@ -436,7 +383,7 @@ func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress 
 		return stream(func(batch [][]any) error { return importRows(ctx, to, t.name, t.cols, batch) })
 	}
 	var n int64
-	err := to.pg.Load(ctx, t.name, func(write func([]string, [][]any) error) error {
+	err = to.pg.Load(ctx, t.name, func(write func([]string, [][]any) error) error {
 		var err error
 		n, err = stream(func(batch [][]any) error { return write(engineRows(to, t.name, t.cols, batch)) })
 		return err
@@ -449,63 +396,61 @@ func copyTableRows(ctx context.Context, from, to *Stores, t copyTable, progress 
 
 // copyDocuments copies each document's bytes into the target's store
 // (checking their SHA-256 against the row) and then its row, with the
-// target's storage key.
-func copyDocuments(ctx context.Context, from, to *Stores, fromBlobs, toBlobs ports.BlobStore, progress io.Writer) (int64, error) {
-	type doc struct {
-		vals []any
-	}
-	var docs []doc
-	err := rowsOf(ctx, from, `SELECT `+selectList(from, documentCols)+` FROM contract_documents ORDER BY id`, len(documentCols), func(v []any) error {
-		docs = append(docs, doc{v})
+// target's storage key. It returns the count and the bytes.
+func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, toBlobs ports.BlobStore, progress io.Writer) (int64, int64, error) {
+	var docs [][]any
+	err := snap.rows(ctx, `SELECT `+selectList(snap.engine, documentCols)+` FROM contract_documents ORDER BY id`, len(documentCols), func(v []any) error {
+		docs = append(docs, v)
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var batch [][]any
-	var n int64
+	var n, size int64
 	for i, d := range docs {
-		key, sum := asString(d.vals[6]), asString(d.vals[5])
-		r, err := fromBlobs.Open(ctx, key)
+		key, sum := asString(d[6]), asString(d[5])
+		r, err := snap.open(ctx, key)
 		if err != nil {
-			return n, fmt.Errorf("document %v: %w", d.vals[0], err)
+			return n, size, fmt.Errorf("document %v: %w", d[0], err)
 		}
-		st, err := toBlobs.Stage(ctx, r, contract.MaxDocumentSize*2)
+		st, err := toBlobs.Stage(ctx, r, contract.MaxDocumentSize*4)
 		r.Close()
 		if err != nil {
-			return n, fmt.Errorf("document %v: %w", d.vals[0], err)
+			return n, size, fmt.Errorf("document %v: %w", d[0], err)
 		}
 		if st.SHA256() != sum {
 			st.Discard()
-			return n, fmt.Errorf("document %v: its bytes do not match its SHA-256", d.vals[0])
+			return n, size, fmt.Errorf("document %v: its bytes do not match its SHA-256", d[0])
 		}
+		size += st.Size()
 		newKey, err := st.Commit(ctx)
 		if err != nil {
-			return n, err
+			return n, size, err
 		}
-		row := make([]any, len(d.vals))
-		for j, v := range d.vals {
+		row := make([]any, len(d))
+		for j, v := range d {
 			if row[j], err = toEngine(to, documentCols[j], v); err != nil {
-				return n, err
+				return n, size, err
 			}
 		}
 		row[6] = newKey
 		batch = append(batch, row)
 		if len(batch) == copyBatch || i == len(docs)-1 {
 			if err := importRows(ctx, to, "contract_documents", documentCols, batch); err != nil {
-				return n, err
+				return n, size, err
 			}
 			n += int64(len(batch))
 			batch = nil
 			fmt.Fprintf(progress, "contract_documents: %d/%d (with their bytes)\n", n, len(docs))
 		}
 	}
-	return n, nil
+	return n, size, nil
 }
 
 // verifyDocuments reads every document of the target back and checks
-// its SHA-256.
-func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) error {
+// its SHA-256; it returns their count and bytes.
+func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) (int64, int64, error) {
 	type doc struct{ key, sum string }
 	var docs []doc
 	err := rowsOf(ctx, s, `SELECT storage_key, sha256 FROM contract_documents`, 2, func(v []any) error {
@@ -513,24 +458,26 @@ func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) erro
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
+	var size int64
 	for _, d := range docs {
 		r, err := blobs.Open(ctx, d.key)
 		if err != nil {
-			return fmt.Errorf("verify document %s: %w", d.key, err)
+			return 0, 0, fmt.Errorf("verify document %s: %w", d.key, err)
 		}
 		h := sha256.New()
-		_, err = io.Copy(h, r)
+		n, err := io.Copy(h, r)
 		r.Close()
 		if err != nil {
-			return fmt.Errorf("verify document %s: %w", d.key, err)
+			return 0, 0, fmt.Errorf("verify document %s: %w", d.key, err)
 		}
 		if hex.EncodeToString(h.Sum(nil)) != d.sum {
-			return fmt.Errorf("verify document %s: SHA-256 differs", d.key)
+			return 0, 0, fmt.Errorf("verify document %s: SHA-256 differs", d.key)
 		}
+		size += n
 	}
-	return nil
+	return int64(len(docs)), size, nil
 }
 
 // sequences returns a store's id high-water marks by table.

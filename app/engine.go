@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -68,6 +67,8 @@ type Stores struct {
 	TOTP          ports.TOTPStore
 	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
+	// BackupLog records the scheduled backups.
+	BackupLog ports.BackupLog
 	// QueryRow runs a read with ? placeholders on either engine (tests
 	// and tools look at rows no port shows).
 	QueryRow func(ctx context.Context, query string, args ...any) Row
@@ -100,6 +101,11 @@ func (s *Stores) Close() error { return s.close() }
 // names: a SQLite file path or a PostgreSQL URL. Uploads are spooled in
 // spool ("" for the system's temporary folder) until they are kept.
 func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
+	return openStores(ctx, dsn, spool, sqlite.Options{})
+}
+
+// openStores is OpenStores with the options of a SQLite database.
+func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stores, error) {
 	if postgres.IsURL(dsn) {
 		db, err := postgres.Open(ctx, dsn)
 		if err != nil {
@@ -110,12 +116,13 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
-			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
-			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			BackupLog: postgres.NewBackupLog(db),
+			QueryRow:  func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
+			Ping:      db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
-	db, err := sqlite.Open(ctx, dsn)
+	db, err := sqlite.OpenWith(ctx, dsn, o)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +131,7 @@ func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
-		Blobs: sqlite.NewBlobStore(db, spool),
+		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db),
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},
@@ -149,6 +156,3 @@ func (s *Stores) Migrations(ctx context.Context) ([]string, error) {
 	}
 	return s.sqlite.Migrations(ctx)
 }
-
-// errBackupPostgres is the answer of `counsel backup` on PostgreSQL.
-var errBackupPostgres = fmt.Errorf("counsel backup copies a SQLite file; on PostgreSQL use pg_dump (for instance pg_dump --format=custom --file=counsel.dump \"$COUNSEL_DB\") or your provider's backups")

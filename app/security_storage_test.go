@@ -31,13 +31,14 @@ func TestSecurityStorageOwnerOnly(t *testing.T) {
 	is := is.New(t)
 	is.NoErr(os.MkdirAll(filepath.Join(data, "documents"), 0o755))
 	is.NoErr(os.WriteFile(db+"-wal", nil, 0o644))
-	s := apptest.New(t, func(c *app.Config) { c.DB, c.DataDir = db, data })
+	s := apptest.New(t, func(c *app.Config) { c.DB, c.DataDir, c.SpoolDir = db, data, "" })
 	admin := s.Admin(t)
 	c := contractCreate(t, s, admin, map[string]any{"contractName": "Storage"})
 	r := contractUpload(t, s, admin, contractID(c), "a.pdf", porttest.MinimalPDF(1))
 	is.Equal(r.Status, 201) // a document written
 	backup := filepath.Join(dir, "backup.db")
-	is.NoErr(app.Backup(context.Background(), db, backup)) // a backup while serving
+	_, err := app.Backup(context.Background(), db, backup, app.BackupOptions{DataDir: data})
+	is.NoErr(err) // a backup while serving
 
 	checked := 0
 	for _, root := range []string{dir} {

@@ -242,7 +242,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("every page at 375 px and axe", func(t *testing.T) {
 		pages := []string{"/console", "/console/users", "/console/users/new", "/console/users/1", "/console/users/1/pay",
 			"/console/users/1/delete", "/console/roles", "/console/roles/1", "/console/roles/new", "/console/offices",
-			"/console/offices/new", "/console/account"}
+			"/console/offices/new", "/console/account", "/console/backups"}
 		run(t, ctx, chromedp.EmulateViewport(375, 800, chromedp.EmulateMobile))
 		check := func(t *testing.T, path, name string) {
 			var width int

@@ -45,6 +45,9 @@ type Services struct {
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+	// Backups lists the scheduled backups to system administrators; nil
+	// leaves the page out.
+	Backups ports.BackupService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -205,6 +208,8 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices", perms: P(account.OfficesEdit), h: c.officeCreate},
 		{method: "GET", path: "/console/offices/" + id, h: c.officeShow},
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
+
+		{method: "GET", path: "/console/backups", h: c.backupsList},
 	}
 }
 

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
+	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
 )
@@ -344,4 +347,30 @@ func TestMyAccount(t *testing.T) {
 	is.Equal(r.Header.Get("Location"), "/console/login")
 	is.Equal(b.get("/console").Status, http.StatusSeeOther) // signed out everywhere
 	newBrowser(t, s).signIn(email, "new-password-9")
+}
+
+// TestBackupsPage: system administrators see the scheduled backups
+// (newest first, with the failed attempts) and the menu links them;
+// anyone else gets a 403 and no link.
+func TestBackupsPage(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := filepath.Join(t.TempDir(), "backups")
+	s, b := adminBrowser(t, func(c *app.Config) { c.BackupDir = dir })
+	var r resp
+	for range 200 { // the first backup is made at start, in the background
+		if r = b.get("/console/backups"); strings.Contains(r.Body, ".db</td>") {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	is.Equal(r.Status, 200)
+	is.True(strings.Contains(r.Body, "<h1>Backups</h1>"))
+	is.True(strings.Contains(r.Body, ">counsel-"))                     // the file
+	is.True(strings.Contains(r.Body, `<th scope="col">Verified</th>`)) // a table with header cells
+	is.True(strings.Contains(b.get("/console").Body, `href="/console/backups"`))
+
+	u, _, _ := signedInUser(t, s, account.UsersView, account.RolesView)
+	is.Equal(u.get("/console/backups").Status, http.StatusForbidden)
+	is.True(!strings.Contains(u.get("/console").Body, `href="/console/backups"`))
 }

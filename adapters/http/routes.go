@@ -30,6 +30,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.contractRoutes()...)
 	rs = append(rs, s.signingRoutes()...)
 	rs = append(rs, s.evidenceRoutes()...)
+	rs = append(rs, s.backupRoutes()...)
 	return rs
 }
 

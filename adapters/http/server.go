@@ -48,6 +48,9 @@ type Services struct {
 	TOTP ports.TOTPService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
+	// Backups lists the scheduled backups to system administrators
+	// (backups.go).
+	Backups ports.BackupService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 	// Console is the browser console, mounted at /console (and / redirects

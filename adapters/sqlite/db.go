@@ -49,13 +49,28 @@ type DB struct {
 	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
+	// external is true when another component (Litestream) owns the
+	// WAL's checkpoints: no automatic checkpoint, none at Close.
+	external bool
+}
+
+// Options change how Open opens a database.
+type Options struct {
+	// ExternalCheckpoints hands WAL checkpoints to another component,
+	// Litestream, which must be the only one to checkpoint while it
+	// replicates: the connections run with wal_autocheckpoint=0 and Close
+	// leaves the WAL as it is.
+	ExternalCheckpoints bool
 }
 
 // dsn builds a modernc DSN. busy_timeout comes first so the pragmas after
 // it wait for a lock instead of failing when another process holds one.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, o ...Options) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
+	if len(o) > 0 && o[0].ExternalCheckpoints {
+		q.Add("_pragma", "wal_autocheckpoint(0)")
+	}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -83,13 +98,18 @@ var uriPath = strings.NewReplacer("%", "%25", "#", "%23", "?", "%3f")
 // Open opens (creating if needed) the database at path and applies any
 // pending migrations.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	if err := ownerOnly(path); err != nil {
 		return nil, err
 	}
-	write, err := sql.Open("sqlite", dsn(path, false))
+	write, err := sql.Open("sqlite", dsn(path, false, o))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -97,7 +117,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxIdleTime(0)
 	write.SetConnMaxLifetime(0)
-	db := &DB{path: path, write: write, Now: func() time.Time { return time.Now().UTC() }}
+	db := &DB{path: path, write: write, Now: func() time.Time { return time.Now().UTC() }, external: o.ExternalCheckpoints}
 	db.profiles.TTL = profileTTL
 	if err := pingBusy(ctx, write); err != nil {
 		write.Close()
@@ -119,7 +139,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("prepare statements: %w", err)
 	}
-	read, err := sql.Open("sqlite", dsn(path, true))
+	read, err := sql.Open("sqlite", dsn(path, true, o))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open %s for reading: %w", path, err)
@@ -162,8 +182,10 @@ func (db *DB) Close() error {
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}
-	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		errs = append(errs, err)
+	if !db.external {
+		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	errs = append(errs, db.write.Close())
 	return errors.Join(errs...)

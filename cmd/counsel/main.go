@@ -49,10 +49,17 @@ Usage:
                                          replace a password (first line of standard input); revokes sessions
   counsel user reset-totp --email E [--db DB]
                                          remove a user's authenticator app (lost phone); revokes sessions
-  counsel backup [--db DB] DEST        write a consistent copy of the database, also while serving
+  counsel backup [--db DB] DEST          write the whole record (every table, document and key) to a new
+                                         SQLite file from one consistent snapshot, also while serving
+  counsel backup --verify FILE           check a backup: integrity, every document's SHA-256, every
+                                         signed PDF's signature
+  counsel restore FILE --to DST          verify FILE, then copy it into the empty database DST
+                                         (SQLite file or postgres:// URL)
+  counsel restore --replica URL --to FILE
+                                         write the newest state of a Litestream replica to a new file
   counsel copy --from SRC --to DST       copy a whole database, documents included, between engines
                                          (SQLite file <-> postgres:// URL); the target must be empty
-                                         [--from-data-dir DIR] [--to-data-dir DIR]: a SQLite side's documents
+                                         [--from-data-dir DIR]: an older SQLite source's document files
   counsel healthcheck [--addr ADDR]      exit 0 when GET /readyz of COUNSEL_ADDR answers 200 (container
                                          health checks; a wildcard host is asked on loopback)
   counsel version                        print the version
@@ -91,36 +98,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "user":
 		return userCommand(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "backup":
-		fs, db := dbFlags("backup", getenv, stderr)
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if fs.NArg() != 1 {
-			return errors.New("usage: counsel backup [--db DB] DEST")
-		}
-		dest := fs.Arg(0)
-		if _, err := os.Stat(dest); err == nil {
-			return fmt.Errorf("%s exists; choose a new file name", dest)
-		}
-		if err := app.Backup(ctx, *db, dest); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "backed up %s to %s\n", app.RedactDSN(*db), dest)
-		return nil
+		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restoreCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "copy":
 		fs := flag.NewFlagSet("copy", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		from := fs.String("from", "", "source: SQLite file or postgres:// URL")
 		to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
-		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "documents folder of a SQLite source (COUNSEL_DATA_DIR)")
-		toData := fs.String("to-data-dir", "", "documents folder of a SQLite target (default: ./data)")
+		fromData := fs.String("from-data-dir", getenv("COUNSEL_DATA_DIR"), "COUNSEL_DATA_DIR of a SQLite source whose documents an older version kept as files")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
 		if *from == "" || *to == "" || fs.NArg() > 0 {
 			return errors.New("usage: counsel copy --from SRC --to DST")
 		}
-		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, ToDataDir: *toData, Progress: stdout})
+		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, Progress: stdout})
 	case "healthcheck":
 		return healthcheck(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
@@ -375,4 +368,81 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	}
 	fmt.Fprintln(stdout, "ready")
 	return nil
+}
+// backupCommand is `counsel backup [--db DB] DEST` and `counsel backup
+// --verify FILE`.
+func backupCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, db := dbFlags("backup", getenv, stderr)
+	verify := fs.String("verify", "", "verify the backup FILE instead of writing one")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *verify != "" {
+		if fs.NArg() != 0 {
+			return errors.New("usage: counsel backup --verify FILE")
+		}
+		report, failures, err := app.VerifyBackup(ctx, *verify, verifyOptions(getenv))
+		if err != nil {
+			return err
+		}
+		if len(failures) > 0 {
+			for _, f := range failures {
+				fmt.Fprintln(stdout, "FAIL", f)
+			}
+			return fmt.Errorf("%s: %d problems", *verify, len(failures))
+		}
+		report.Print(stdout)
+		fmt.Fprintf(stdout, "%s: ok (integrity, every document's SHA-256, every signed PDF's signature)\n", *verify)
+		return nil
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: counsel backup [--db DB] DEST, or counsel backup --verify FILE")
+	}
+	dest := fs.Arg(0)
+	start := time.Now()
+	report, err := app.Backup(ctx, *db, dest, app.BackupOptions{DataDir: getenv("COUNSEL_DATA_DIR")})
+	if err != nil {
+		return err
+	}
+	report.Print(stdout)
+	fmt.Fprintf(stdout, "backed up %s to %s in %s\n", app.RedactDSN(*db), dest, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func verifyOptions(getenv func(string) string) app.VerifyOptions {
+	return app.VerifyOptions{PDFCert: getenv("COUNSEL_PDF_CERT"), PDFKey: getenv("COUNSEL_PDF_KEY")}
+}
+
+// restoreCommand is `counsel restore FILE --to DST`.
+func restoreCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	to := fs.String("to", "", "target (must be empty): SQLite file or postgres:// URL")
+	replica := fs.String("replica", "", "restore the newest state of a Litestream replica (file:// or s3:// URL) into the new SQLite file --to")
+	// FILE may come before or after the flags.
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		file = ""
+	}
+	if *replica != "" && file == "" && *to != "" {
+		report, err := app.RestoreReplica(ctx, *replica, *to, verifyOptions(getenv))
+		if err != nil {
+			return err
+		}
+		report.Print(stdout)
+		fmt.Fprintf(stdout, "restored %s from the replica and verified\n", *to)
+		return nil
+	}
+	if file == "" || *to == "" || *replica != "" {
+		return errors.New("usage: counsel restore FILE --to DST, or counsel restore --replica URL --to FILE")
+	}
+	return app.Restore(ctx, file, *to, app.RestoreOptions{Progress: stdout, Verify: verifyOptions(getenv)})
 }

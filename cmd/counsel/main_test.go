@@ -662,8 +662,13 @@ func TestBackup(t *testing.T) {
 
 	dest := filepath.Join(t.TempDir(), "copy.db")
 	stdout, _, err := cli(env, "", "backup", dest)
-	is.NoErr(err)                                                                  // backed up while serving
-	is.Equal(stdout, fmt.Sprintf("backed up %s to %s\n", env["COUNSEL_DB"], dest)) // says so
+	is.NoErr(err)                                                                                     // backed up while serving
+	is.True(strings.Contains(stdout, fmt.Sprintf("backed up %s to %s in ", env["COUNSEL_DB"], dest))) // says so
+	is.True(regexp.MustCompile(`(?m)^sessions +1 rows$`).MatchString(stdout))                         // with the row counts
+	is.True(regexp.MustCompile(`(?m)^documents +0 \(0 bytes\)$`).MatchString(stdout))                 // and the documents
+	stdout, _, err = cli(env, "", "backup", "--verify", dest)
+	is.NoErr(err)                                  // verifies
+	is.True(strings.Contains(stdout, dest+": ok")) // says so
 
 	cp, err := sqlite.Open(context.Background(), dest)
 	is.NoErr(err) // the copy opens
@@ -732,8 +737,8 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-// TestCommandsOnPostgres runs migrate and user create on PostgreSQL, and
-// checks that backup refuses there and names pg_dump.
+// TestCommandsOnPostgres runs migrate, user create and backup on
+// PostgreSQL.
 func TestCommandsOnPostgres(t *testing.T) {
 	t.Parallel()
 	pgtest.Skip(t)
@@ -744,6 +749,63 @@ func TestCommandsOnPostgres(t *testing.T) {
 	is.True(strings.Contains(stdout, "migrations applied")) // migrated
 	_, _, err = cli(env, "user-password-1\n", "user", "create", "--email", "pg@example.com", "--first-name", "P", "--last-name", "G")
 	is.NoErr(err) // a user on PostgreSQL
-	_, _, err = cli(env, "", "backup", filepath.Join(t.TempDir(), "x.db"))
-	is.True(err != nil && strings.Contains(err.Error(), "pg_dump")) // refused, naming the tool
+	dest := filepath.Join(t.TempDir(), "x.db")
+	stdout, _, err = cli(env, "", "backup", dest)
+	is.NoErr(err)                                                          // a SQLite file from PostgreSQL
+	is.True(regexp.MustCompile(`(?m)^users +1 rows$`).MatchString(stdout)) // with the user
+	_, _, err = cli(env, "", "backup", "--verify", dest)
+	is.NoErr(err) // that verifies
+}
+
+// TestBackupRestoreThroughTheBinary backs up a serving database with
+// `counsel backup`, verifies it, restores it with `counsel restore` onto
+// the other engine (and SQLite again), serves the result and finds the
+// same service: the access token issued before verifies, the contract is
+// there. A second restore onto the same target is refused.
+func TestBackupRestoreThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	engines := []string{"sqlite"}
+	if pgtest.Available() || pgtest.Required() {
+		engines = append(engines, "postgres")
+	}
+	dsn := func(t *testing.T, engine string) string {
+		if engine == "postgres" {
+			return pgtest.URL(t)
+		}
+		return filepath.Join(t.TempDir(), "counsel.db")
+	}
+	for _, from := range engines {
+		for _, to := range engines {
+			t.Run(from+" to "+to, func(t *testing.T) {
+				is := is.New(t)
+				env := newEnv(t).with("COUNSEL_DB", dsn(t, from), "COUNSEL_ADMIN_EMAIL", "boss@example.com", "COUNSEL_ADMIN_PASSWORD", "configured-pw-1")
+				s := startServe(t, env)
+				st, tokens := signIn(t, s.base, "boss@example.com", "configured-pw-1")
+				is.Equal(st, 200)
+				access := tokens["accessToken"].(string)
+				st, c := call(t, "POST", s.base+"/api/contracts", access, map[string]any{"contractName": "Backed-up lease"})
+				is.Equal(st, 201)
+
+				backup := filepath.Join(t.TempDir(), "backup.db")
+				_, _, err := cli(env, "", "backup", backup)
+				is.NoErr(err) // while serving
+				_, _, err = cli(env, "", "backup", "--verify", backup)
+				is.NoErr(err)
+				target := dsn(t, to)
+				stdout, _, err := cli(env, "", "restore", backup, "--to", target)
+				is.NoErr(err)                                                              // restored
+				is.True(regexp.MustCompile(`(?m)^contracts +1 rows$`).MatchString(stdout)) // counts printed
+				is.True(strings.Contains(stdout, "every SHA-256 verified"))
+				_, _, err = cli(env, "", "restore", backup, "--to", target)
+				is.True(err != nil && strings.Contains(err.Error(), "not empty")) // refused the second time
+
+				r := startServe(t, env.with("COUNSEL_DB", target, "COUNSEL_DATA_DIR", filepath.Join(t.TempDir(), "data")))
+				st, got := call(t, "GET", fmt.Sprintf("%s/api/contracts/%v", r.base, c["id"]), access, nil)
+				is.Equal(st, 200) // the old token verifies on the restored service
+				is.Equal(got["contractName"], "Backed-up lease")
+				is.NoErr(r.stop(t))
+				is.NoErr(s.stop(t))
+			})
+		}
+	}
 }
