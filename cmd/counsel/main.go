@@ -369,6 +369,7 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	fmt.Fprintln(stdout, "ready")
 	return nil
 }
+
 // backupCommand is `counsel backup [--db DB] DEST` and `counsel backup
 // --verify FILE`.
 func backupCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
