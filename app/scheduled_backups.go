@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/adapters/metrics"
 	"counsel/ports"
 )
 
@@ -49,7 +50,7 @@ func (a *App) scheduleBackups() error {
 		return fmt.Errorf("COUNSEL_BACKUP_DIR: %w", err)
 	}
 	look := min(a.backupInterval(), time.Minute)
-	a.every(look, a.counted("scheduled backup", a.exclusive("scheduled-backup", a.backupIfDue)))
+	a.every(look, a.counted("scheduled backup", a.exclusive("scheduled-backup", a.tracked(metrics.JobBackup, a.backupIfDue))))
 	return nil
 }
 
@@ -76,6 +77,7 @@ func (a *App) backupIfDue(ctx context.Context) (int, error) {
 	if !run.OK {
 		return 0, fmt.Errorf("%s: %s", run.Name, run.Error)
 	}
+	a.metrics.BackupSucceeded(run.CreatedAt)
 	return 1, pruneErr
 }
 
