@@ -86,7 +86,7 @@ func TestSigningFlow(t *testing.T) {
 
 	send := func() {
 		t.Helper()
-		r := b.post(signing, url.Values{"documentIds": {"1"}, "order": {"preserved"}, "message.subject": {"Please sign"},
+		r := b.post(signing, url.Values{"documentIds": {"1"}, "order": {"preserved"}, "message.subject": {"Please sign"}, "message.body": {"The engagement letter is ready."},
 			"submitters[0].name": {"Ann Client"}, "submitters[0].email": {"ann@client.example"}, "submitters[0].role": {"Client"},
 			"submitters[1].name": {"Bob Partner"}, "submitters[1].email": {"bob@firm.example"}, "submitters[1].phone": {"+61 400 000 000"}})
 		if r.Status != http.StatusSeeOther {
