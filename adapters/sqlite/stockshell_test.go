@@ -62,9 +62,9 @@ func TestStockShellOpensDatabase(t *testing.T) {
 	for _, term := range []string{"ebracrossin", "ZEBRA", "oulevard", "marquee"} {
 		f := contract.Filter{Search: term, Limit: 10}
 		items, count, err := s.Contracts(ctx, f)
-		is.NoErr(err)                   // search
-		is.Equal(count, int64(1))       // found by the word search
-		is.Equal(len(items), 1)         // listed
+		is.NoErr(err)             // search
+		is.Equal(count, int64(1)) // found by the word search
+		is.Equal(len(items), 1)   // listed
 		_, wantCount := naiveContracts(t, db, f)
 		is.Equal(count, wantCount) // as a plain scan finds
 	}
