@@ -521,12 +521,15 @@ func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pg
 	return x.row(ctx, query, args...)
 }
 
+// searchAndStatuses are the conditions the per-status counts and the word
+// postings answer.
+var searchAndStatuses = contract.Fields("Search", "Statuses")
+
 // onlyStatuses reports whether f filters by a search and statuses at
-// most.
+// most. Stated positively: a field added to the filter later is counted
+// on the contracts until it is listed here.
 func onlyStatuses(f contract.Filter) bool {
-	return len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
-		f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil && f.Related == contract.RelatedNone &&
-		f.RelatedID == nil && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+	return f.Within(searchAndStatuses)
 }
 
 // UpdateBySubmission implements ports.ContractSigningStore. The contract

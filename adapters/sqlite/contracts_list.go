@@ -216,14 +216,21 @@ type listKnobs struct {
 
 var defaultKnobs = listKnobs{walkThreshold: 2000, searchProbe: 500, wordPlan: costPlan}
 
+// filterIndexFields are the conditions contracts_filter holds, and
+// filterIndexOwn those only it covers (type, signed, digital).
+var (
+	filterIndexFields = contract.Fields("Statuses", "Types", "IsSigned", "IsDigital", "StartFrom", "StartTo", "EndFrom", "EndTo")
+	filterIndexOwn    = contract.Fields("Types", "IsSigned", "IsDigital")
+)
+
 // byFilterIndex reports whether the filter's conditions are all in
-// contracts_filter and include one only that index covers (type, signed,
-// digital): then counting reads that narrow index, at worst all of it,
-// and never the table. The planner cannot tell this from the
-// statistics: it takes a date range for a selective one.
+// contracts_filter and include one only that index covers: then counting
+// reads that narrow index, at worst all of it, and never the table. The
+// planner cannot tell this from the statistics: it takes a date range
+// for a selective one. Stated positively, so a field added to the filter
+// later takes the general path until it is listed here.
 func byFilterIndex(f contract.Filter) bool {
-	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
-		f.Related == contract.RelatedNone && (len(f.Types) > 0 || f.IsSigned != nil || f.IsDigital != nil)
+	return f.Within(filterIndexFields) && f.Has(filterIndexOwn)
 }
 
 // sortIndexes names the index of each order, alone and behind status.
@@ -368,8 +375,8 @@ func (s *ContractStore) searchPage(ctx context.Context, tx queryer, f contract.F
 		if err != nil {
 			return nil, 0, err
 		}
-		switch rest, _ := whereWith(f, "", nil); {
-		case len(found) <= limit && rest == "": // the matches themselves
+		switch {
+		case len(found) <= limit && f.Within(searchOnly): // the matches themselves
 			return s.searchIDsPage(ctx, tx, f, found, order)
 		case len(found) <= limit: // the matches that pass the other conditions
 			w, a := whereWith(f, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(found)})
@@ -389,6 +396,9 @@ func (s *ContractStore) searchPage(ctx context.Context, tx queryer, f contract.F
 	}
 	return s.searchIDsPage(ctx, tx, f, matches, order)
 }
+
+// searchOnly is a filter of a search alone.
+var searchOnly = contract.Fields("Search")
 
 // searchIDsPage reads the ids of one page of matches (every contract
 // that passes f). With one status, walking the sort order's index reads

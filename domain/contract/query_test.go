@@ -3,6 +3,7 @@ package contract_test
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -79,4 +80,39 @@ func FuzzParseFilter(f *testing.F) {
 			t.Fatalf("%q: read %+v, which does not validate: %v", s, fl, err)
 		}
 	})
+}
+
+// TestFilterConditions: every filtering field of Filter, set alone, is
+// the one condition Conditions reports, so a fast path stated with Within
+// never takes a filter on a field added after it.
+func TestFilterConditions(t *testing.T) {
+	is := is.New(t)
+	is.Equal(contract.Filter{Search: "  ", SortBy: contract.SortAmount, SortDesc: true, Limit: 5, Offset: 9}.Conditions(), []string(nil)) // order and page only
+	ft := reflect.TypeOf(contract.Filter{})
+	seen := 0
+	for i := 0; i < ft.NumField(); i++ {
+		name := ft.Field(i).Name
+		if name == "SortBy" || name == "SortDesc" || name == "Limit" || name == "Offset" {
+			continue
+		}
+		var f contract.Filter
+		v := reflect.ValueOf(&f).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+		case reflect.Int, reflect.Int64:
+			v.SetInt(1)
+		default:
+			t.Fatalf("field %s: kind %s unknown to this test", name, v.Kind())
+		}
+		is.Equal(f.Conditions(), []string{name}) // set alone, it is the condition
+		is.True(f.Within(contract.Fields(name))) // a path knowing it takes it
+		is.True(!f.Within(contract.Fields()))    // a path knowing nothing does not
+		seen++
+	}
+	is.True(seen >= 13) // every filtering field
 }
