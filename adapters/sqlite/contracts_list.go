@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
 )
 
@@ -120,73 +121,10 @@ func whereContracts(f contract.Filter) (string, []any) {
 }
 
 // whereWith builds the WHERE clause of f's conditions other than the
-// search, behind search (a condition with its arguments, or "").
+// search, behind search (a condition with its arguments, or ""), by the
+// builder both engines share.
 func whereWith(f contract.Filter, search string, searchArgs []any) (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, a ...any) {
-		conds = append(conds, cond)
-		args = append(args, a...)
-	}
-	if search != "" {
-		add(search, searchArgs...)
-	}
-	if len(f.Statuses) > 0 {
-		add(`c.status IN (`+placeholders(len(f.Statuses))+`)`, intArgs(f.Statuses)...)
-	}
-	if len(f.Types) > 0 {
-		add(`c.contract_type IN (`+placeholders(len(f.Types))+`)`, intArgs(f.Types)...)
-	}
-	if f.IsSigned != nil {
-		add(`c.is_signed = ?`, *f.IsSigned)
-	}
-	if f.IsDigital != nil {
-		add(`c.is_digital = ?`, *f.IsDigital)
-	}
-	if f.MatterID != nil {
-		add(`c.matter_id = ?`, *f.MatterID)
-	}
-	if f.ClientID != nil {
-		add(`c.client_id = ?`, *f.ClientID)
-	}
-	if f.ProjectID != nil {
-		add(`c.project_id = ?`, *f.ProjectID)
-	}
-	if col := relatedColumn(f.Related); col != "" {
-		if f.RelatedID != nil {
-			add(col+` = ?`, *f.RelatedID)
-		} else {
-			add(col + ` IS NOT NULL`)
-		}
-	}
-	if f.StartFrom != nil {
-		add(`c.start_date >= ?`, ms(*f.StartFrom))
-	}
-	if f.StartTo != nil {
-		add(`c.start_date <= ?`, ms(*f.StartTo))
-	}
-	if f.EndFrom != nil {
-		add(`c.end_date >= ?`, ms(*f.EndFrom))
-	}
-	if f.EndTo != nil {
-		add(`c.end_date <= ?`, ms(*f.EndTo))
-	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
-func relatedColumn(r contract.RelatedEntity) string {
-	switch r {
-	case contract.RelatedMatter:
-		return "c.matter_id"
-	case contract.RelatedClient:
-		return "c.client_id"
-	case contract.RelatedProject:
-		return "c.project_id"
-	}
-	return ""
+	return sqlrow.ContractWhere(dialect{}, f, search, searchArgs)
 }
 
 // escapeLike escapes LIKE's wildcards with a backslash.
