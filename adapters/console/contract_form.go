@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -120,54 +121,17 @@ func contractValues(c contract.Contract) url.Values {
 	return v
 }
 
-// contractFilter reads the list's query: every filter of the API's list
-// under the same names. Values of the wrong shape are reported by field;
-// the use case validates the rest.
+// contractFilter reads the list's query by the API's reader
+// (contract.ParseFilter): the same names, repetition and errors. Its
+// field errors are shown beside the filters.
 func contractFilter(q url.Values) (contract.Filter, domain.FieldErrors) {
-	f := domain.FieldErrors{}
-	cf := contract.Filter{Search: strings.TrimSpace(q.Get("Search")), Limit: 20, SortDesc: true}
-	tri := func(name string) *bool { return triField(q, name, f) }
-	for _, s := range q["Status"] {
-		if s == "" {
-			continue
-		}
-		st, err := contract.ParseStatus(s)
-		if err != nil {
-			f.Add("Status", domain.ErrorMessage(err))
-			continue
-		}
-		cf.Statuses = append(cf.Statuses, st)
+	f, err := contract.ParseFilter(q)
+	var de *domain.Error
+	if errors.As(err, &de) && len(de.Fields) > 0 {
+		return f, de.Fields
 	}
-	if t := typeField(q, "ContractType", f); t != nil {
-		cf.Types = []contract.Type{*t}
+	if err != nil {
+		return f, domain.FieldErrors{"": {domain.ErrorMessage(err)}}
 	}
-	cf.IsSigned, cf.IsDigital = tri("IsSigned"), tri("IsDigital")
-	cf.MatterID, cf.ClientID, cf.ProjectID = idField(q, "MatterId", f), idField(q, "ClientId", f), idField(q, "ProjectId", f)
-	if s := q.Get("RelatedEntityType"); s != "" {
-		r, err := contract.ParseRelatedEntity(s)
-		if err != nil {
-			f.Add("RelatedEntityType", domain.ErrorMessage(err))
-		}
-		cf.Related = r
-	}
-	cf.RelatedID = idField(q, "RelatedEntityId", f)
-	cf.StartFrom, cf.StartTo = dateField(q, "StartDateFrom", f), dateField(q, "StartDateTo", f)
-	cf.EndFrom, cf.EndTo = dateField(q, "EndDateFrom", f), dateField(q, "EndDateTo", f)
-	if s := q.Get("SortBy"); s != "" {
-		sb, err := contract.ParseSortField(s)
-		if err != nil {
-			f.Add("SortBy", domain.ErrorMessage(err))
-		}
-		cf.SortBy = sb
-	}
-	if q.Get("SortDesc") == "false" {
-		cf.SortDesc = false
-	}
-	if l := idField(q, "Limit", f); l != nil && *l > 0 {
-		cf.Limit = min(*l, 100)
-	}
-	if o := idField(q, "Offset", f); o != nil {
-		cf.Offset = *o
-	}
-	return cf, f
+	return f, nil
 }

@@ -90,6 +90,12 @@ func (c *console) contractsList(w http.ResponseWriter, r *http.Request, p *page)
 		p.Data = d
 		p.Errors = ferr
 		p.Error = "Please correct the filters marked below."
+		// The order and the page have no input of their own to mark.
+		for _, k := range []string{"SortBy", "SortDesc", "Limit", "Offset"} {
+			for _, msg := range ferr[k] {
+				p.Error += " " + msg + "."
+			}
+		}
 		c.render(w, r, http.StatusBadRequest, "contracts", p)
 		return
 	}

@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/http"
-	"strings"
 
 	"counsel/domain"
 	"counsel/domain/account"
@@ -59,45 +58,11 @@ func (s *server) needContracts(h http.HandlerFunc) http.Handler {
 	return s.need(s.svc.Contracts != nil, "contracts are", h)
 }
 
-// contractFilter reads the list filter from the query.
+// contractFilter reads the list filter from the query, by the reader the
+// console uses too (contract.ParseFilter).
 func contractFilter(r *http.Request) (contract.Filter, error) {
-	q := query(r)
-	e := domain.FieldErrors{}
-	var f contract.Filter
-	f.Limit, f.Offset = paging(q, e)
-	f.Search = strings.TrimSpace(q.Get("search"))
-	f.Statuses = queryEnum(q, "Status", contract.AllStatuses(), contract.ParseStatus, e)
-	f.Types = queryEnum(q, "ContractType", contract.AllTypes(), contract.ParseType, e)
-	f.IsSigned = queryBool(q, "IsSigned", "IsSigned", e)
-	f.IsDigital = queryBool(q, "IsDigital", "IsDigital", e)
-	f.MatterID = queryInt(q, "MatterId", "MatterId", e)
-	f.ClientID = queryInt(q, "ClientId", "ClientId", e)
-	f.ProjectID = queryInt(q, "ProjectId", "ProjectId", e)
-	if v := q.Get("relatedentitytype"); v != "" {
-		rel, err := contract.ParseRelatedEntity(v)
-		if err != nil {
-			e.Add("RelatedEntityType", domain.ErrorMessage(err))
-		}
-		f.Related = rel
-	}
-	f.RelatedID = queryInt(q, "RelatedEntityId", "RelatedEntityId", e)
-	f.StartFrom = queryTime(q, "StartDateFrom", "StartDateFrom", e)
-	f.StartTo = queryTime(q, "StartDateTo", "StartDateTo", e)
-	f.EndFrom = queryTime(q, "EndDateFrom", "EndDateFrom", e)
-	f.EndTo = queryTime(q, "EndDateTo", "EndDateTo", e)
-	sortBy, err := contract.ParseSortField(q.Get("sortby"))
-	if err != nil {
-		e.Add("SortBy", domain.ErrorMessage(err))
-	}
-	f.SortBy = sortBy
-	f.SortDesc = true
-	if d := queryBool(q, "SortDesc", "SortDesc", e); d != nil {
-		f.SortDesc = *d
-	}
-	if err := invalid(e); err != nil {
-		return f, err
-	}
-	return f, detailed(f.Validate())
+	f, err := contract.ParseFilter(r.URL.Query())
+	return f, detailed(err)
 }
 
 func (s *server) handleContracts() http.HandlerFunc {

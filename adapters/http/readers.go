@@ -18,31 +18,6 @@ import (
 	"counsel/domain/decimal"
 )
 
-// queryEnum reads a repeatable enumeration parameter, whose values may
-// also be comma-separated. An unknown value names the parameter and the
-// accepted values.
-func queryEnum[T interface {
-	~int
-	String() string
-}](q url.Values, name string, all []T, parse func(string) (T, error), f domain.FieldErrors) []T {
-	var out []T
-	for _, v := range q[strings.ToLower(name)] {
-		for _, part := range strings.Split(v, ",") {
-			if strings.TrimSpace(part) == "" {
-				continue
-			}
-			x, err := parse(part)
-			if err != nil {
-				_, accepted := enumNames(all)
-				f.Add(name, name+" must be one of "+accepted)
-				return nil
-			}
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // numberIn is a JSON number field kept as written and parsed afterwards,
 // so that a wrong value is a 400 naming the field. A string holding a
 // number ("150000.00") is accepted too.
@@ -249,20 +224,6 @@ func queryInt(q url.Values, name, display string, f domain.FieldErrors) *int64 {
 		return nil
 	}
 	return &n
-}
-
-// queryTime reads an optional date-time parameter.
-func queryTime(q url.Values, name, display string, f domain.FieldErrors) *time.Time {
-	v := q.Get(strings.ToLower(name))
-	if v == "" {
-		return nil
-	}
-	t, err := parseTime(v)
-	if err != nil {
-		f.Add(display, display+" must be an RFC 3339 date-time or a yyyy-mm-dd date")
-		return nil
-	}
-	return &t
 }
 
 // pathID reads a positive integer path variable; anything else is a 404,

@@ -314,61 +314,16 @@ var sortColumns = map[contract.SortField]string{
 	contract.SortAmount:       "c.amount",
 }
 
-// whereContracts builds the WHERE clause of f and its arguments.
+// whereContracts builds the WHERE clause of f by the builder both engines
+// share; the search is LIKE over the lower-cased search_text, which the
+// trigram index answers.
 func whereContracts(f contract.Filter) (string, []any) {
-	var conds []string
+	var search string
 	var args []any
-	add := func(cond string, a ...any) {
-		conds = append(conds, cond)
-		args = append(args, a...)
-	}
 	if s := strings.TrimSpace(f.Search); s != "" {
-		add(`c.search_text LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(s))+"%")
+		search, args = `c.search_text LIKE ? ESCAPE '\'`, []any{"%" + escapeLike(strings.ToLower(s)) + "%"}
 	}
-	if len(f.Statuses) > 0 {
-		add(anyOf("c.status", smallints(f.Statuses)))
-	}
-	if len(f.Types) > 0 {
-		add(anyOf("c.contract_type", smallints(f.Types)))
-	}
-	if f.IsSigned != nil {
-		add(`c.is_signed = ?`, *f.IsSigned)
-	}
-	if f.IsDigital != nil {
-		add(`c.is_digital = ?`, *f.IsDigital)
-	}
-	if f.MatterID != nil {
-		add(`c.matter_id = ?`, *f.MatterID)
-	}
-	if f.ClientID != nil {
-		add(`c.client_id = ?`, *f.ClientID)
-	}
-	if f.ProjectID != nil {
-		add(`c.project_id = ?`, *f.ProjectID)
-	}
-	if col := relatedColumn(f.Related); col != "" {
-		if f.RelatedID != nil {
-			add(col+` = ?`, *f.RelatedID)
-		} else {
-			add(col + ` IS NOT NULL`)
-		}
-	}
-	if f.StartFrom != nil {
-		add(`c.start_date >= ?`, *f.StartFrom)
-	}
-	if f.StartTo != nil {
-		add(`c.start_date <= ?`, *f.StartTo)
-	}
-	if f.EndFrom != nil {
-		add(`c.end_date >= ?`, *f.EndFrom)
-	}
-	if f.EndTo != nil {
-		add(`c.end_date <= ?`, *f.EndTo)
-	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return sqlrow.ContractWhere(dialect{}, f, search, args)
 }
 
 // smallints converts statuses or types to the column's type.
@@ -388,18 +343,6 @@ func anyOf[T any](col string, vs []T) (string, any) {
 		return col + ` = ?`, vs[0]
 	}
 	return col + ` = ANY (?)`, vs
-}
-
-func relatedColumn(r contract.RelatedEntity) string {
-	switch r {
-	case contract.RelatedMatter:
-		return "c.matter_id"
-	case contract.RelatedClient:
-		return "c.client_id"
-	case contract.RelatedProject:
-		return "c.project_id"
-	}
-	return ""
 }
 
 // deepOffset is the offset from which a page is found by its ids first
@@ -521,12 +464,15 @@ func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pg
 	return x.row(ctx, query, args...)
 }
 
+// searchAndStatuses are the conditions the per-status counts and the word
+// postings answer.
+var searchAndStatuses = contract.Fields("Search", "Statuses")
+
 // onlyStatuses reports whether f filters by a search and statuses at
-// most.
+// most. Stated positively: a field added to the filter later is counted
+// on the contracts until it is listed here.
 func onlyStatuses(f contract.Filter) bool {
-	return len(f.Types) == 0 && f.IsSigned == nil && f.IsDigital == nil &&
-		f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil && f.Related == contract.RelatedNone &&
-		f.RelatedID == nil && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+	return f.Within(searchAndStatuses)
 }
 
 // UpdateBySubmission implements ports.ContractSigningStore. The contract

@@ -431,6 +431,14 @@ var _ sqlrow.Dialect = dialect{}
 
 func (dialect) Arg(t time.Time) any { return t }
 
+// OneOf is an equality for one code, so that a generic plan still reads
+// the (col, order…) index in order, which the planner does not do for
+// = ANY of an array parameter; an array of smallints otherwise.
+func (dialect) OneOf(col string, codes []int) (string, []any) {
+	cond, arg := anyOf(col, smallints(codes))
+	return cond, []any{arg}
+}
+
 // Decode returns t in UTC (pgx reads timestamptz in the local zone).
 func (dialect) Decode(src any) (time.Time, error) {
 	t, ok := src.(time.Time)

@@ -118,7 +118,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// tagFree is f without the conditions wordMatch puts in the word index.
+// wordIndexFields are the conditions the word index answers: the search
+// and the tags.
+var wordIndexFields = contract.Fields("Search", "Statuses", "Types", "IsSigned", "IsDigital")
+
+// tagFree is f without the conditions wordMatch puts in the word index;
+// whereWith states the rest.
 func tagFree(f contract.Filter) contract.Filter {
 	f.Search, f.Statuses, f.Types, f.IsSigned, f.IsDigital = "", nil, nil, nil, nil
 	return f
@@ -135,10 +140,9 @@ func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contra
 		return nil, 0, nil
 	}
 	match := wordMatch(terms, f, true)
-	rest, _ := whereWith(tagFree(f), "", nil)
 	var count int64
 	var err error
-	if rest == "" {
+	if f.Within(wordIndexFields) {
 		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts_words WHERE contracts_words MATCH ?`, match).Scan(&count)
 	} else {
 		w, a := whereWith(tagFree(f), `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`, []any{match})
@@ -230,12 +234,15 @@ func walkRange(ctx context.Context, tx queryer, f contract.Filter) (int64, error
 	return n, err
 }
 
+// storedCountFields are the stored counts' columns.
+var storedCountFields = contract.Fields("Statuses", "Types", "IsSigned", "IsDigital")
+
 // storedCount reports whether f's conditions are all among the stored
 // counts' columns (status, type, signed, digital), so its count is a sum
-// of a few rows of contract_counts.
+// of a few rows of contract_counts. Any other condition, a field added
+// later included, counts the contracts themselves.
 func storedCount(f contract.Filter) bool {
-	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
-		f.Related == contract.RelatedNone && f.StartFrom == nil && f.StartTo == nil && f.EndFrom == nil && f.EndTo == nil
+	return f.Within(storedCountFields)
 }
 
 // fullTextIndexes are the FTS5 indexes the triggers on contracts keep:

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
 )
 
@@ -120,73 +121,10 @@ func whereContracts(f contract.Filter) (string, []any) {
 }
 
 // whereWith builds the WHERE clause of f's conditions other than the
-// search, behind search (a condition with its arguments, or "").
+// search, behind search (a condition with its arguments, or ""), by the
+// builder both engines share.
 func whereWith(f contract.Filter, search string, searchArgs []any) (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, a ...any) {
-		conds = append(conds, cond)
-		args = append(args, a...)
-	}
-	if search != "" {
-		add(search, searchArgs...)
-	}
-	if len(f.Statuses) > 0 {
-		add(`c.status IN (`+placeholders(len(f.Statuses))+`)`, intArgs(f.Statuses)...)
-	}
-	if len(f.Types) > 0 {
-		add(`c.contract_type IN (`+placeholders(len(f.Types))+`)`, intArgs(f.Types)...)
-	}
-	if f.IsSigned != nil {
-		add(`c.is_signed = ?`, *f.IsSigned)
-	}
-	if f.IsDigital != nil {
-		add(`c.is_digital = ?`, *f.IsDigital)
-	}
-	if f.MatterID != nil {
-		add(`c.matter_id = ?`, *f.MatterID)
-	}
-	if f.ClientID != nil {
-		add(`c.client_id = ?`, *f.ClientID)
-	}
-	if f.ProjectID != nil {
-		add(`c.project_id = ?`, *f.ProjectID)
-	}
-	if col := relatedColumn(f.Related); col != "" {
-		if f.RelatedID != nil {
-			add(col+` = ?`, *f.RelatedID)
-		} else {
-			add(col + ` IS NOT NULL`)
-		}
-	}
-	if f.StartFrom != nil {
-		add(`c.start_date >= ?`, ms(*f.StartFrom))
-	}
-	if f.StartTo != nil {
-		add(`c.start_date <= ?`, ms(*f.StartTo))
-	}
-	if f.EndFrom != nil {
-		add(`c.end_date >= ?`, ms(*f.EndFrom))
-	}
-	if f.EndTo != nil {
-		add(`c.end_date <= ?`, ms(*f.EndTo))
-	}
-	if len(conds) == 0 {
-		return "", nil
-	}
-	return " WHERE " + strings.Join(conds, " AND "), args
-}
-
-func relatedColumn(r contract.RelatedEntity) string {
-	switch r {
-	case contract.RelatedMatter:
-		return "c.matter_id"
-	case contract.RelatedClient:
-		return "c.client_id"
-	case contract.RelatedProject:
-		return "c.project_id"
-	}
-	return ""
+	return sqlrow.ContractWhere(dialect{}, f, search, searchArgs)
 }
 
 // escapeLike escapes LIKE's wildcards with a backslash.
@@ -216,14 +154,21 @@ type listKnobs struct {
 
 var defaultKnobs = listKnobs{walkThreshold: 2000, searchProbe: 500, wordPlan: costPlan}
 
+// filterIndexFields are the conditions contracts_filter holds, and
+// filterIndexOwn those only it covers (type, signed, digital).
+var (
+	filterIndexFields = contract.Fields("Statuses", "Types", "IsSigned", "IsDigital", "StartFrom", "StartTo", "EndFrom", "EndTo")
+	filterIndexOwn    = contract.Fields("Types", "IsSigned", "IsDigital")
+)
+
 // byFilterIndex reports whether the filter's conditions are all in
-// contracts_filter and include one only that index covers (type, signed,
-// digital): then counting reads that narrow index, at worst all of it,
-// and never the table. The planner cannot tell this from the
-// statistics: it takes a date range for a selective one.
+// contracts_filter and include one only that index covers: then counting
+// reads that narrow index, at worst all of it, and never the table. The
+// planner cannot tell this from the statistics: it takes a date range
+// for a selective one. Stated positively, so a field added to the filter
+// later takes the general path until it is listed here.
 func byFilterIndex(f contract.Filter) bool {
-	return strings.TrimSpace(f.Search) == "" && f.MatterID == nil && f.ClientID == nil && f.ProjectID == nil &&
-		f.Related == contract.RelatedNone && (len(f.Types) > 0 || f.IsSigned != nil || f.IsDigital != nil)
+	return f.Within(filterIndexFields) && f.Has(filterIndexOwn)
 }
 
 // sortIndexes names the index of each order, alone and behind status.
@@ -368,8 +313,8 @@ func (s *ContractStore) searchPage(ctx context.Context, tx queryer, f contract.F
 		if err != nil {
 			return nil, 0, err
 		}
-		switch rest, _ := whereWith(f, "", nil); {
-		case len(found) <= limit && rest == "": // the matches themselves
+		switch {
+		case len(found) <= limit && f.Within(searchOnly): // the matches themselves
 			return s.searchIDsPage(ctx, tx, f, found, order)
 		case len(found) <= limit: // the matches that pass the other conditions
 			w, a := whereWith(f, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(found)})
@@ -389,6 +334,9 @@ func (s *ContractStore) searchPage(ctx context.Context, tx queryer, f contract.F
 	}
 	return s.searchIDsPage(ctx, tx, f, matches, order)
 }
+
+// searchOnly is a filter of a search alone.
+var searchOnly = contract.Fields("Search")
 
 // searchIDsPage reads the ids of one page of matches (every contract
 // that passes f). With one status, walking the sort order's index reads

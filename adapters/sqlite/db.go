@@ -135,6 +135,10 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("optimize %s: %w", path, err)
 	}
+	if err := forgetFullTextStats(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("optimize %s: %w", path, err)
+	}
 	if err := db.prepareHotWrites(ctx); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("prepare statements: %w", err)
@@ -228,6 +232,9 @@ func (db *DB) Optimize(ctx context.Context) error {
 	if _, err := db.write.ExecContext(ctx, "PRAGMA optimize"); err != nil {
 		return fmt.Errorf("optimize: %w", err)
 	}
+	if err := forgetFullTextStats(ctx, db.write); err != nil {
+		return fmt.Errorf("optimize: %w", err)
+	}
 	return mergeFullText(ctx, db.write, 500, "contracts_words", "contract_terms_fts")
 }
 
@@ -239,8 +246,46 @@ func (db *DB) Analyze(ctx context.Context) error {
 	if _, err := db.write.ExecContext(ctx, "ANALYZE"); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
+	if err := forgetFullTextStats(ctx, db.write); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
 	return mergeFullText(ctx, db.write, 0, fullTextIndexes...)
 }
+
+// forgetFullTextStats removes the planner statistics of the full-text
+// indexes' shadow tables (migration 0024), which FTS5 reads and writes by
+// rowid ranges: measured while small (a new database has two rows in
+// each), they made every range a scan of the whole table, so each segment
+// FTS5 merged away scanned its index and inserts grew slower with the
+// table. Without statistics the planner seeks. The statistics are
+// reloaded only when something was removed.
+func forgetFullTextStats(ctx context.Context, x *sql.DB) error {
+	conn, err := x.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	res, err := conn.ExecContext(ctx, `DELETE FROM sqlite_stat1 WHERE tbl IN (`+fullTextShadows+`)`)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		_, err = conn.ExecContext(ctx, `ANALYZE sqlite_schema`)
+	}
+	return err
+}
+
+// fullTextShadows lists, as SQL strings, the shadow tables of
+// fullTextIndexes that FTS5 reads by key.
+var fullTextShadows = func() string {
+	var names []string
+	for _, ix := range fullTextIndexes {
+		for _, t := range []string{"_data", "_idx", "_docsize"} {
+			names = append(names, "'"+ix+t+"'")
+		}
+	}
+	return strings.Join(names, ", ")
+}()
 
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }

@@ -71,6 +71,11 @@ var _ sqlrow.Dialect = dialect{}
 
 func (dialect) Arg(t time.Time) any { return ms(t) }
 
+// OneOf is an IN list of the codes.
+func (dialect) OneOf(col string, codes []int) (string, []any) {
+	return col + ` IN (` + placeholders(len(codes)) + `)`, intArgs(codes)
+}
+
 func (dialect) Decode(src any) (time.Time, error) {
 	v, ok := src.(int64)
 	if !ok {
