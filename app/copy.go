@@ -77,7 +77,7 @@ var copyTables = []copyTable{
 	{"role_permissions", cols("role_id permission")},
 	{"user_roles", cols("user_id role_id")},
 	{"otps", cols("email code_hash expires_at:t0 attempts sends:sends")},
-	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t")},
+	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t")},
 	{"refresh_tokens", cols("hash session_id created_at:t used_at:t")},
 	{"offering_reviewers", cols("offering_id user_id")},
 	{"remunerations", cols(`id staff_id fte_load remuneration_inc_super billing_rate billable_percentage remuneration_date:t
@@ -96,6 +96,8 @@ var copyTables = []copyTable{
 		evidence_attempts evidence_retry_at:t evidence_failed_at:t`)},
 	{"signing_submitters", cols(`id submission_id position slug name email phone role status sent_at:t opened_at:t completed_at:t
 		declined_at:t decline_reason signed_name signer_addr signer_agent`)},
+	{"signing_template_digests", cols("template_id digest recorded_at:t")},
+	{"signing_signer_links", cols("submission_id submitter_id sealed recorded_at:t")},
 }
 
 var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")

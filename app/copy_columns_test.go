@@ -24,6 +24,7 @@ var notCopied = map[string]string{
 	"contract_counts":   "kept by the target's triggers (SQLite) or rebuilt by the bulk load (PostgreSQL)",
 	// SQLite: the search indexes its triggers fill, and SQLite's own.
 	"contract_terms":        "filled by the target's triggers",
+	"contract_terms_text":   "the word triggers' one-row scratch table",
 	"contracts.is_digital":  "derived from digital_contract_id (engineRows)",
 	"contracts.search_text": "derived from the name, description and comments (engineRows)",
 	"sqlite_sequence":       "set past the source's marks (setSequences)",
