@@ -122,6 +122,10 @@ func TestRefreshAcrossInstances(t *testing.T) {
 		is.NoErr(err)
 		is.True(ss.RevokedAt != nil)
 	}
-	// Each token's rotation was written alone, once.
-	is.Equal(stores[0].db.refreshes.wrote.Load()+stores[1].db.refreshes.wrote.Load()-wrote, int64(sessions))
+	// Each token's rotation was written alone at most once; the conditional
+	// path carried rotations (a pair that arrives while other refreshes
+	// are in flight queues for the group commit instead, which decides the
+	// same way: the assertions above hold for both paths).
+	alone := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load() - wrote
+	is.True(alone >= 1 && alone <= int64(sessions)) // conditional writes
 }
