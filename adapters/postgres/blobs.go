@@ -15,6 +15,8 @@ import (
 
 	"counsel/domain"
 	"counsel/ports"
+
+	"counsel/adapters/sqlrow"
 )
 
 // chunkSize is the size of one stored piece of a document: large enough
@@ -78,7 +80,12 @@ type staged struct {
 	size int64
 	sum  string
 	done bool
+	m    sqlrow.MappedFile
 }
+
+// Bytes lends the staged bytes without copying them (a memory map,
+// released by Discard).
+func (b *staged) Bytes() ([]byte, error) { return b.m.Map(b.f, b.size) }
 
 func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p, off) }
 func (b *staged) Size() int64                             { return b.size }
@@ -154,6 +161,7 @@ func (c *chunkSource) Err() error             { return c.err }
 
 // Discard implements ports.StagedBlob.
 func (b *staged) Discard() error {
+	b.m.Unmap()
 	if b.done {
 		return nil
 	}

@@ -17,6 +17,8 @@ import (
 
 	"counsel/domain"
 	"counsel/ports"
+
+	"counsel/adapters/sqlrow"
 )
 
 // chunkSize is the size of one stored piece of a document, as on
@@ -117,7 +119,12 @@ type staged struct {
 	size int64
 	sum  string
 	done bool
+	m    sqlrow.MappedFile
 }
+
+// Bytes lends the staged bytes without copying them (a memory map,
+// released by Discard).
+func (b *staged) Bytes() ([]byte, error) { return b.m.Map(b.f, b.size) }
 
 func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p, off) }
 func (b *staged) Size() int64                             { return b.size }
@@ -184,6 +191,7 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 
 // Discard implements ports.StagedBlob.
 func (b *staged) Discard() error {
+	b.m.Unmap()
 	if b.done {
 		return nil
 	}

@@ -37,9 +37,18 @@ func CheckPDFStreams(r io.ReaderAt, size, limit int64) error {
 	if size > MaxDocumentSize {
 		return domain.Errorf(domain.ETOOLARGE, "the file is larger than %d MiB", MaxDocumentSize>>20)
 	}
-	pdf := make([]byte, size)
-	if _, err := r.ReadAt(pdf, 0); err != nil && !errors.Is(err, io.EOF) {
-		return err
+	var pdf []byte
+	if l, ok := r.(interface{ Bytes() ([]byte, error) }); ok { // a spooled upload lends its bytes
+		b, err := l.Bytes()
+		if err != nil {
+			return err
+		}
+		pdf = b[:min(int64(len(b)), size)]
+	} else {
+		pdf = make([]byte, size)
+		if _, err := r.ReadAt(pdf, 0); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
 	}
 	var total int64
 	for at := 0; ; {
