@@ -123,9 +123,21 @@ func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	// Instances opening one new file together wait for each other's
+	// migrations, which may take longer than a statement's busy timeout
+	// on a loaded machine: the single writer connection waits up to a
+	// minute while migrating, then goes back to the DSN's 10 s.
+	if _, err := db.write.ExecContext(ctx, "PRAGMA busy_timeout = 60000"); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	if err := db.migrate(ctx); err != nil {
 		write.Close()
 		return nil, err
+	}
+	if _, err := db.write.ExecContext(ctx, "PRAGMA busy_timeout = 10000"); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	// As SQLite advises for long-lived connections: statistics for the
 	// tables that lack them or have changed much since. The list queries
