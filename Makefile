@@ -18,7 +18,11 @@ build:
 ## The tests mostly wait (databases, HTTP), so the two passes overlap well even on two cores;
 ## TEST_PARALLEL tests of a package run at once (each PostgreSQL test holds a pool of up to 9
 ## connections; the server allows 100). The PostgreSQL pass prints when both are done.
+## The tests' databases and files go to TEST_TMPDIR: memory (/dev/shm) where there is one, since a test's
+## thousands of commits each wait for an fsync on a disk (the service's own files keep synchronous=FULL).
 TEST_PARALLEL ?= 4
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo $${TMPDIR:-/tmp})
+test: export TMPDIR = $(TEST_TMPDIR)
 test:
 	$(GO) vet ./...
 	@pg=$$(mktemp); \
@@ -36,7 +40,7 @@ bench:
 bench-contracts:
 	$(GO) test -run '^$$' -bench ContractShapes -benchtime 100x -timeout 40m ./app
 
-## bench-quiet: every figure of the README's performance tables, old (5e4fffb or OLD=rev) against this tree (8-12 min)
+## bench-quiet: every figure of docs/performance.md's tables, old (5e4fffb or OLD=rev) against this tree (8-12 min)
 bench-quiet:
 	sh tools/bench/quiet.sh $(OLD)
 

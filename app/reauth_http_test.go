@@ -14,7 +14,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// Recent authentication (README "Recent authentication"), through HTTP on
+// Recent authentication (docs/security.md, "Recent authentication"), through HTTP on
 // the engine of COUNSEL_TEST_ENGINE, with the fake clock: a factor change
 // needs a sign-in or re-authentication within COUNSEL_REAUTH_WINDOW.
 

@@ -15,7 +15,7 @@ import (
 	"counsel/ports"
 )
 
-// MaxLimit is the largest page a list returns (API-DECISIONS 1).
+// MaxLimit is the largest page a list returns (docs/decisions.md §1).
 const MaxLimit = 100
 
 // RoleLookup is the part of ports.RoleStore the service reads: which
