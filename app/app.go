@@ -261,7 +261,7 @@ func (a *App) wire(ctx context.Context) error {
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
 	})
 	// FrameGuard again around the whole handler: pages of other adapters
-	// mounted here later refuse framing as well (API-DECISIONS 12).
+	// mounted here later refuse framing as well (docs/decisions.md §12).
 	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
 		Console:       web,
 		Accounts:      a.Accounts,
@@ -355,7 +355,7 @@ func ownerOnlyDirs(dataDir string) error {
 }
 
 // sweepInterval is how often Signed contracts past their end date are
-// expired (API-DECISIONS 5).
+// expired (docs/decisions.md §5).
 const sweepInterval = time.Minute
 
 // wireContracts builds the contract module over the database and the

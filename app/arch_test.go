@@ -12,7 +12,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestArchitecture keeps the dependency arrows of STYLE.md: domain imports
+// TestArchitecture keeps the dependency arrows of docs/architecture.md: domain imports
 // only the standard library (and uuid); ports imports domain; app/<module>
 // imports ports and domain; an adapter imports ports, domain and its own
 // libraries, never app and never another adapter. Only app and cmd see

@@ -90,7 +90,7 @@ type Options struct {
 
 	ConsoleIdle time.Duration
 	// ReauthWindow is how long a sign-in or re-authentication lets a
-	// session change how the account signs in (README "Recent
+	// session change how the account signs in (docs/security.md, "Recent
 	// authentication").
 	ReauthWindow time.Duration
 
@@ -100,7 +100,7 @@ type Options struct {
 	MetricsToken string
 	MetricsAddr  string
 
-	// Scheduled backups (README "Backups, restore and replication"): off
+	// Scheduled backups (docs/operations.md, "Backups, restore and replication"): off
 	// while BackupDir is empty.
 	BackupDir      string
 	BackupInterval time.Duration
@@ -176,7 +176,7 @@ func list(v string) []string {
 	return out
 }
 
-// settings lists every COUNSEL_* setting with its default (API-DECISIONS 8).
+// settings lists every COUNSEL_* setting with its default (docs/decisions.md §8).
 func settings() []setting {
 	return []setting{
 		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Options) *string { return &c.Addr })},
@@ -437,7 +437,7 @@ func (c Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Settings describes every setting for help texts and the README:
+// Settings describes every setting for help texts and docs/configuration.md:
 // env name, flag, default and help.
 func Settings() [][4]string {
 	var out [][4]string

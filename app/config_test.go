@@ -100,13 +100,13 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-// TestReadmeListsEverySetting keeps the README's settings table complete.
+// TestReadmeListsEverySetting keeps the settings table (docs/configuration.md) complete.
 func TestReadmeListsEverySetting(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/configuration.md")
 	is.NoErr(err)
 	for _, s := range app.Settings() {
-		is.True(strings.Contains(string(b), "`"+s[0]+"`")) // the README names the setting
+		is.True(strings.Contains(string(b), "`"+s[0]+"`")) // the settings table names the setting
 	}
 }

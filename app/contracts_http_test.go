@@ -18,7 +18,7 @@ import (
 )
 
 // contractDTOFields and contractListFields are the exact field sets of
-// ContractDto and ContractListDto (API-DECISIONS 5).
+// ContractDto and ContractListDto (docs/decisions.md §5).
 var (
 	contractDTOFields = []string{"id", "contractUUId", "contractName", "contractDescription", "contractType", "status", "startDate", "endDate",
 		"amount", "currency", "isSigned", "comments", "matterId", "clientId", "projectId", "digitalContractId", "digitalContractSubmissionId",
@@ -320,7 +320,7 @@ func TestContractValidation(t *testing.T) {
 }
 
 // userEdges is the state machine for a user, written out again from
-// API-DECISIONS 5: a non-digital contract may go anywhere; a digital one
+// docs/decisions.md §5: a non-digital contract may go anywhere; a digital one
 // only along these edges (and to its own status).
 var userEdges = map[[2]contract.Status]bool{
 	{contract.Draft, contract.ContractDesign}:    true,

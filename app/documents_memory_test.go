@@ -26,7 +26,7 @@ import (
 // hold a few chunks each, never the document: the heap of the whole
 // process (client and server) grows by far less than one document while
 // they run, where buffering would take ten. The server's resident memory
-// under the same load, measured on the binary, is in the README.
+// under the same load, measured on the binary, is in docs/performance.md.
 // Not parallel: the heap is the process's, and parallel tests wait while
 // this one runs.
 func TestDownloadsHoldOneChunk(t *testing.T) {

@@ -208,7 +208,7 @@ func TestSigningIDsAreNeverReused(t *testing.T) {
 
 // TestDeletedContractKeepsItsHistory deletes the newest contract, creates
 // another, and reads both histories: each holds only its own entries
-// (API-DECISIONS 5), and the deleted id stays deleted.
+// (docs/decisions.md §5), and the deleted id stays deleted.
 func TestDeletedContractKeepsItsHistory(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)

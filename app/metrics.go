@@ -8,7 +8,7 @@ import (
 	"counsel/ports"
 )
 
-// Metrics (README: Metrics) are on when COUNSEL_METRICS_TOKEN or
+// Metrics (docs/operations.md: Metrics) are on when COUNSEL_METRICS_TOKEN or
 // COUNSEL_METRICS_ADDR is set; a.metrics is nil otherwise, and every
 // method of a nil *metrics.Registry does nothing, so the hooks below cost
 // nothing when metrics are off.

@@ -82,7 +82,7 @@ func samples(t *testing.T, text string) map[string]float64 {
 }
 
 // promtool returns the path of promtool (Debian's prometheus package;
-// README: Tests), skipping the test when it is missing, except on CI
+// docs/testing.md), skipping the test when it is missing, except on CI
 // (CI=true), where a missing promtool fails it.
 func promtool(t *testing.T) string {
 	t.Helper()
@@ -91,7 +91,7 @@ func promtool(t *testing.T) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true but promtool is not on PATH: %v", err)
 		}
-		t.Skip("promtool is not installed (README: Tests)")
+		t.Skip("promtool is not installed (docs/testing.md)")
 	}
 	return p
 }
@@ -143,7 +143,7 @@ func TestMetricsToken(t *testing.T) {
 	}
 }
 
-// TestMetricsSeries checks every series of the README's list is there and
+// TestMetricsSeries checks every series of docs/operations.md's list is there and
 // moves with what it counts, and that promtool finds nothing to say.
 func TestMetricsSeries(t *testing.T) {
 	t.Parallel()

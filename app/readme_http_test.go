@@ -40,14 +40,22 @@ var (
 	curlOTP    = regexp.MustCompile(`"otp":"[0-9]{6}"`)
 )
 
-// readmeCurls returns the curl commands of the README's sh blocks that
+// walkthroughPages hold the curl walkthroughs, in the order they build on
+// each other: sign-in, users, contracts, signing, authenticator apps.
+var walkthroughPages = []string{"../README.md", "../docs/api.md", "../docs/signing.md", "../docs/security.md"}
+
+// readmeCurls returns the curl commands of the walkthrough pages' sh blocks that
 // send a JSON body (the walkthroughs), in order, with continuation lines
 // joined and comments dropped.
 func readmeCurls(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatalf("read README: %v", err)
+	var raw []byte
+	for _, f := range walkthroughPages {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("read %s: %v", f, err)
+		}
+		raw = append(append(raw, b...), '\n')
 	}
 	var out, block []string
 	in := false

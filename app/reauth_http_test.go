@@ -14,7 +14,7 @@ import (
 	"github.com/matryer/is"
 )
 
-// Recent authentication (README "Recent authentication"), through HTTP on
+// Recent authentication (docs/security.md, "Recent authentication"), through HTTP on
 // the engine of COUNSEL_TEST_ENGINE, with the fake clock: a factor change
 // needs a sign-in or re-authentication within COUNSEL_REAUTH_WINDOW.
 
@@ -143,6 +143,30 @@ func TestRecentAuthentication(t *testing.T) {
 		s.Do(t, "POST", "/api/users/changepassword", tok.AccessToken, map[string]any{"password": "new-password-1", "currentPassword": "password-123"}).
 			Expect(t, 200, "with the current password")
 		s.Login(t, "current@example.com", "new-password-1") // the new password works
+	})
+
+	t.Run("changing one's own email is a change of how one signs in", func(t *testing.T) {
+		is := is.New(t)
+		id, tok := s.User(t, account.UsersEdit)
+		path := fmt.Sprintf("/api/users/%d", id)
+		var me struct{ Email string }
+		s.Do(t, "GET", path, tok, nil).Expect(t, 200, "read oneself").JSON(t, &me)
+		s.Do(t, "PUT", path, tok, map[string]any{"email": "fresh-" + me.Email}).Expect(t, 200, "a fresh sign-in may")
+		s.Clock.Advance(late)
+		expectReauth(t, s.Do(t, "PUT", path, tok, map[string]any{"email": "late-" + me.Email}), "own email, late")
+		expectReauth(t, s.Do(t, "PUT", path, tok, map[string]any{"email": "late-" + me.Email, "firstName": "Both"}), "own email with a name, late")
+		s.Do(t, "PUT", path, tok, map[string]any{"email": "fresh-" + me.Email, "firstName": "Same"}).Expect(t, 200, "the same email and a name")
+		s.Do(t, "PUT", path, tok, map[string]any{"firstName": "Renamed"}).Expect(t, 200, "a name alone")
+		var got struct{ Email, FirstName string }
+		s.Do(t, "GET", path, tok, nil).Expect(t, 200, "read again").JSON(t, &got)
+		is.Equal(got.Email, "fresh-"+me.Email) // the refused change left nothing
+		is.Equal(got.FirstName, "Renamed")
+		reauth(t, s, tok, "password-123", emailedCode(t, s, got.Email)).Expect(t, 200, "re-authenticate")
+		s.Do(t, "PUT", path, tok, map[string]any{"email": "late-" + me.Email}).Expect(t, 200, "after re-authenticating")
+		// Another user's email is the takeover rule's, not this one's.
+		other, _ := staffUser(t, s, "their-email@example.com")
+		s.Clock.Advance(late)
+		s.Do(t, "PUT", fmt.Sprintf("/api/users/%d", other), s.Admin(t), map[string]any{"email": "changed-by-admin@example.com"}).Expect(t, 200, "an administrator sets another's email")
 	})
 
 	t.Run("an administrator's change of another user needs no re-authentication", func(t *testing.T) {

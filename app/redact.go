@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// No credentials in logs (README "Security notes"). A database URL is
+// No credentials in logs (docs/security.md, "Security notes"). A database URL is
 // logged with its password replaced by xxxxx (RedactDSN), and every log
 // record passes through redactHandler, which replaces the configured
 // secrets (the database password, the SMTP password, the OIDC client

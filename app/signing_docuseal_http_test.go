@@ -80,7 +80,7 @@ func submissionsOf(t testing.TB, s *apptest.Server, tok string, id int64) []sign
 }
 
 // TestSigningDocuSealAsItIs drives Counsel against a stand-in that behaves
-// as DocuSeal's source does (README, "DocuSeal").
+// as DocuSeal's source does (docs/signing.md, "DocuSeal").
 func TestSigningDocuSealAsItIs(t *testing.T) {
 	t.Parallel()
 	s, ds, logs := docusealServer(t, nil, nil)

@@ -30,7 +30,7 @@ import (
 )
 
 // The exact field sets of SigningSubmission, its submitters and
-// SigningTemplate (API-DECISIONS 6).
+// SigningTemplate (docs/decisions.md §6).
 var (
 	signingSubmissionFields = []string{"id", "status", "createdAt", "completedAt", "auditLogUrl", "combinedDocumentUrl", "submitters"}
 	signingSubmitterFields  = []string{"id", "name", "email", "phone", "role", "status", "sentAt", "openedAt", "completedAt", "declinedAt", "declineReason", "embedSrc"}

@@ -25,7 +25,7 @@ import (
 	pqtotp "github.com/pquerna/otp/totp"
 )
 
-// The authenticator-app rules of API-DECISIONS 9, through HTTP with the
+// The authenticator-app rules of docs/decisions.md §9, through HTTP with the
 // fake clock. Codes are computed here with pquerna/otp's own TOTP
 // generator, as an app would, independently of the service's adapter.
 

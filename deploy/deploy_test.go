@@ -1,4 +1,4 @@
-// Package deploy_test checks what deploy/ ships (README: Run it as a
+// Package deploy_test checks what deploy/ ships (docs/operations.md: Run it as a
 // service, Run it in a container, Metrics): the systemd unit with
 // systemd-analyze, the Dockerfile against the Makefile's build, and the
 // Prometheus alerts with promtool.
@@ -28,7 +28,7 @@ func tool(t *testing.T, name string) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true but %s is not on PATH: %v", name, err)
 		}
-		t.Skipf("%s is not installed (README: Tests)", name)
+		t.Skipf("%s is not installed (docs/testing.md)", name)
 	}
 	return p
 }
@@ -94,7 +94,7 @@ func TestUnitVerify(t *testing.T) {
 	sa := tool(t, "systemd-analyze")
 	unit, err := os.ReadFile("counsel.service")
 	is.NoErr(err)
-	is.True(strings.Contains(string(unit), "\nExecStart=/usr/local/bin/counsel serve\n")) // the installed path the README names
+	is.True(strings.Contains(string(unit), "\nExecStart=/usr/local/bin/counsel serve\n")) // the installed path docs/operations.md names
 	copied := strings.Replace(string(unit), "ExecStart=/usr/local/bin/counsel", "ExecStart="+binary(t), 1)
 	dir := t.TempDir()
 	is.NoErr(os.WriteFile(filepath.Join(dir, "counsel.service"), []byte(copied), 0o644))
@@ -105,7 +105,7 @@ func TestUnitVerify(t *testing.T) {
 }
 
 // TestUnitExposure: systemd-analyze security --offline=true rates the
-// unit 2.0 or lower, and the unit has what the README promises.
+// unit 2.0 or lower, and the unit has what docs/operations.md promises.
 func TestUnitExposure(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -193,7 +193,7 @@ func stages(t *testing.T) [][]instruction {
 	return all
 }
 
-// TestDockerfile checks what can be checked without Docker (README: Run
+// TestDockerfile checks what can be checked without Docker (docs/operations.md: Run
 // it in a container): the build stage runs make build, whose recipe
 // builds ./cmd/counsel static (CGO_ENABLED=0) with the version linked
 // in; the final stage copies that binary, has no shell, runs as a

@@ -179,7 +179,7 @@ type AccountService interface {
 	JWKS() []byte
 }
 
-// RoleService manages roles and permissions (API-DECISIONS 3). Every
+// RoleService manages roles and permissions (docs/decisions.md §3). Every
 // method checks the caller's permission itself.
 type RoleService interface {
 	Permissions(ctx context.Context) ([]string, error)
@@ -222,7 +222,7 @@ type ConsoleAccounts interface {
 	ConsoleLogout(ctx context.Context, cookie string) error
 }
 
-// Reauthenticator is recent authentication (README "Recent
+// Reauthenticator is recent authentication (docs/security.md, "Recent
 // authentication"): the accounts service. Every use case that changes how
 // its caller signs in (the caller's own password, authenticator app,
 // passkeys, API keys) calls RequireRecentAuth first.

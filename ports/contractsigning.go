@@ -103,7 +103,7 @@ type SigningService interface {
 	// ENOTFOUND for an unknown or non-digital contract.
 	Submissions(ctx context.Context, contractID int64) ([]signing.Submission, error)
 	// CreateSubmissions creates submissions on an existing template and
-	// links the first to the contract where API-DECISIONS 6 says so.
+	// links the first to the contract where docs/decisions.md §6 says so.
 	// ENOTFOUND, EINVALID, ECONFLICT as for SubmitForSigning.
 	CreateSubmissions(ctx context.Context, contractID int64, in CreateSubmissionsInput) ([]signing.Submission, error)
 	// BuilderToken returns a DocuSeal form-builder token for the contract.

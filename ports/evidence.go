@@ -17,7 +17,7 @@ type EvidencePDF struct {
 }
 
 // PDFEvidence makes and checks the signed evidence of a completed signing
-// (API-DECISIONS 13).
+// (docs/decisions.md §13).
 type PDFEvidence interface {
 	// Produce writes the audit certificate of ev to audit, and to
 	// combined the PDF originals stamped with ev's signers, then the

@@ -61,7 +61,7 @@ type TOTPResetter interface {
 }
 
 // TOTPService is the caller's own authenticator-app enrolment
-// (API-DECISIONS 9). Every method needs a signed-in caller
+// (docs/decisions.md §9). Every method needs a signed-in caller
 // (EUNAUTHORIZED otherwise).
 type TOTPService interface {
 	// TOTPStatus returns the caller's enrolment state.

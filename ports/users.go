@@ -103,7 +103,7 @@ type PasswordSetter interface {
 }
 
 // UserService is the user administration use case (spec 4.2,
-// API-DECISIONS 3 and 4). Every method checks the caller's permission
+// docs/decisions.md §3 and §4). Every method checks the caller's permission
 // itself: EUNAUTHORIZED without a caller, EFORBIDDEN without the
 // permission.
 type UserService interface {

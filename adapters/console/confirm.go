@@ -8,7 +8,7 @@ import (
 	"counsel/domain"
 )
 
-// "Confirm it's you" (README "Recent authentication"): a factor change
+// "Confirm it's you" (docs/security.md, "Recent authentication"): a factor change
 // (password, authenticator app, later passkeys and API keys) needs the
 // session to have signed in or re-authenticated recently. The use cases
 // decide (EREAUTH); fail and formFail send the browser here, with the

@@ -189,7 +189,7 @@ func TestStatusControl(t *testing.T) {
 				is.Equal(page.Status, 200)
 				want := names(contract.NextStatuses(st, contract.ActorUser, digital))
 				is.Equal(offered(page.Body), want)
-				// Spot checks against the spec's words (API-DECISIONS 5).
+				// Spot checks against the spec's words (docs/decisions.md §5).
 				switch {
 				case !digital:
 					is.Equal(len(want), 7) // any other status

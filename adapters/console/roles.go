@@ -14,15 +14,18 @@ type permGroup struct {
 	Perms []string
 }
 
-// areas groups the permissions for display; the order is the
-// documented one.
-var areas = []permGroup{
-	{"Users", []string{"UsersView", "UsersCreate", "UsersEdit", "UsersDelete"}},
-	{"Pay records", []string{"RemunerationsCreate", "RemunerationsEdit"}},
-	{"Roles and permissions", []string{"RolesView", "RolesCreate", "RolesEdit", "RolesDelete", "PermissionsView"}},
-	{"Offices and offerings", []string{"OfficesEdit", "OfferingsEdit"}},
-	{"Contracts", []string{"ContractView", "ContractCreate", "ContractEdit", "ContractDelete"}},
-}
+// areas is account.Areas by wire name.
+var areas = func() []permGroup {
+	var out []permGroup
+	for _, a := range account.Areas() {
+		g := permGroup{Area: a.Name}
+		for _, p := range a.Permissions {
+			g.Perms = append(g.Perms, p.String())
+		}
+		out = append(out, g)
+	}
+	return out
+}()
 
 type roleData struct {
 	Role  *account.Role

@@ -57,7 +57,7 @@ type (
 // template made from documents alone has a single role, and DocuSeal refuses
 // a submission with more signers than roles, so the last page of the last
 // document gets one signature field and one date field per role (see
-// API-DECISIONS 6). The template's external_id is in.ExternalID (the
+// docs/decisions.md §6). The template's external_id is in.ExternalID (the
 // contract's UUID); DocuSeal updates the template that already has it.
 //
 // A Community Edition server answers 404 "Pro Edition" to these endpoints:

@@ -247,7 +247,7 @@ func (p *Provider) evidenceSlug(ctx context.Context, recs ...ports.SigningSubmis
 
 // toSubmission is the provider-neutral submission of rec. With the
 // template's slug, stored evidence gets its signed, expiring links
-// (API-DECISIONS 12 and 13).
+// (docs/decisions.md §12 and §13).
 func (p *Provider) toSubmission(rec ports.SigningSubmissionRecord, tplSlug string) signing.Submission {
 	s := signing.Submission{
 		ID:          formatID(rec.ID),

@@ -11,7 +11,7 @@ import (
 func statusNames() []string { n, _ := enumNames(contract.AllStatuses()); return n }
 func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
 
-// contractListParams documents the list filter (API-DECISIONS 5).
+// contractListParams documents the list filter (docs/decisions.md §5).
 var contractListParams = append([]param{
 	{"Search", str(), "case-insensitive substring of the name, description or comments (at most 200 characters)"},
 	{"Status", arrayOf(coded(statusNames()...)), "repeatable (or comma-separated): any of the statuses, by name or code"},

@@ -53,7 +53,7 @@ func encode(w http.ResponseWriter, status int, v any) {
 
 // decode reads a JSON object body into v. Field names match
 // case-insensitively and unknown fields are ignored (encoding/json's
-// defaults, as API-DECISIONS 1 asks). Errors are EINVALID with a detail
+// defaults, as docs/decisions.md §1 asks). Errors are EINVALID with a detail
 // that says what is wrong, or ETOOLARGE past the body limit.
 func decode(r *http.Request, v any) error {
 	body, err := io.ReadAll(r.Body)
@@ -178,7 +178,7 @@ func timePtr(t *time.Time) *Time {
 	return &v
 }
 
-// Paging defaults and bounds (API-DECISIONS 1).
+// Paging defaults and bounds (docs/decisions.md §1).
 const (
 	defaultLimit = 20
 	maxLimit     = 100

@@ -10,7 +10,7 @@ import (
 	"counsel/domain/signing"
 )
 
-// The public side of signed evidence (API-DECISIONS 13): the signing
+// The public side of signed evidence (docs/decisions.md §13): the signing
 // certificate, and checking a PDF through the API or the /verify page.
 // Both verify routes stream the upload to a temporary file; they are
 // limited per client address like the sign-in routes.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Framing (API-DECISIONS 12). A page inside another site's frame can be
+// Framing (docs/decisions.md §12). A page inside another site's frame can be
 // dressed up to make its user click (clickjacking), so no answer may be
 // framed by another site, with one exception: the embedded signer's pages
 // and their documents may be framed by the firm's own sites listed in

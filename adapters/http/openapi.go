@@ -39,7 +39,7 @@ func nullable(s js) js {
 func pageOf(item string) js { return ref(item + "Page") }
 
 // dateInSchema is a date field of a request: an RFC 3339 date-time or a plain
-// yyyy-mm-dd date (API-DECISIONS 1).
+// yyyy-mm-dd date (docs/decisions.md §1).
 func dateInSchema() js {
 	return js{"anyOf": []any{dateTime(), js{"type": "string", "format": "date"}}}
 }

@@ -25,8 +25,8 @@ import (
 
 // Interval is how often the WAL is read into Litestream's local files and
 // how often those are shipped to the replica: a write reaches the replica
-// within about two intervals (README "Continuous replication").
-const Interval = 200 * time.Millisecond
+// within about two intervals (docs/operations.md, "Continuous replication").
+const Interval = 100 * time.Millisecond
 
 // Replicator streams one database to its replica until Close.
 type Replicator struct {

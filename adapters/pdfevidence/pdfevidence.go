@@ -1,5 +1,5 @@
 // Package pdfevidence makes and checks the signed evidence of the
-// embedded signer (API-DECISIONS 13). It implements ports.PDFEvidence.
+// embedded signer (docs/decisions.md §13). It implements ports.PDFEvidence.
 //
 // pdfcpu stamps each PDF's last page, lays out the audit certificate and
 // merges the stamped documents and the certificate into one PDF.

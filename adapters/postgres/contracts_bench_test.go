@@ -81,7 +81,7 @@ func benchShapes() []benchShape {
 }
 
 // BenchmarkContractListShapes reports p50 and p99 of each list shape of
-// API-DECISIONS 5 over 100,000 contracts of each data shape (benchShapes;
+// docs/decisions.md §5 over 100,000 contracts of each data shape (benchShapes;
 // select one with -bench 'ContractListShapes/archive'), each after a few
 // warm-up calls (steady state: statements prepared, pages cached). The
 // "floor" shapes are PostgreSQL's own count over the index a shape's

@@ -1,6 +1,6 @@
 // Package postgres implements Counsel's stores on PostgreSQL through
 // jackc/pgx (pgxpool), for firms that run several instances on one
-// database (API-DECISIONS 10).
+// database (docs/decisions.md §10).
 //
 // Every method behaves as its SQLite twin: the engine-neutral suites of
 // ports/porttest hold both to one contract. What differs is how: rows

@@ -18,7 +18,7 @@ import (
 // committing its refreshes in groups or alone as conditional writes,
 // present the same tokens at once.
 // Every token rotates exactly once; every other refresh of it, on either
-// instance, sees it used (API-DECISIONS 2 and 10).
+// instance, sees it used (docs/decisions.md §2 and §10).
 func TestRefreshAcrossInstances(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -418,7 +418,7 @@ func TestRefresh(t *testing.T) {
 func TestRefreshConcurrent(t *testing.T) {
 	t.Parallel()
 	// Of several refreshes with one token at once, exactly one finds it
-	// current: the others see it used (API-DECISIONS 2).
+	// current: the others see it used (docs/decisions.md §2).
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "x.db")
 	a, b := openPath(t, path), openPath(t, path)

@@ -10,7 +10,7 @@ import (
 	"counsel/ports"
 )
 
-// Recent authentication (README "Recent authentication"). RequireRecentAuth
+// Recent authentication (docs/security.md, "Recent authentication"). RequireRecentAuth
 // is the one rule: every use case that changes how its caller signs in
 // (password, authenticator app, passkeys, API keys) calls it before doing
 // anything, so a stolen access token or console cookie cannot change a

@@ -57,7 +57,7 @@ func (r *Roles) Role(ctx context.Context, id int64) (account.Role, error) {
 }
 
 // CreateRole adds a role. Only a system administrator may create a
-// system-admin or default role (API-DECISIONS 12): RolesCreate must not
+// system-admin or default role (docs/decisions.md §12): RolesCreate must not
 // be a way to make one.
 func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.Role, error) {
 	p, err := account.Require(ctx, account.RolesCreate)

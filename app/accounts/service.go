@@ -186,7 +186,7 @@ func (s *Service) RequestOTP(ctx context.Context, email string) (account.OTPResu
 		return res, nil
 	}
 	// A user whose second factor is an app gets no code in any mode, so
-	// the app is the only second factor (API-DECISIONS 9).
+	// the app is the only second factor (docs/decisions.md §9).
 	if creds.TOTPEnabled {
 		eligible = false
 	}

@@ -11,7 +11,7 @@ import (
 	"counsel/ports"
 )
 
-// The authenticator-app use cases (API-DECISIONS 9): the caller's own
+// The authenticator-app use cases (docs/decisions.md §9): the caller's own
 // enrolment, and the reset that the users module (with its protection of
 // system administrators) and the command line call.
 

@@ -1,5 +1,5 @@
 // Package remunerations is the use case of staff remunerations and PQE
-// adjustments: recording them with the figures of API-DECISIONS 4
+// adjustments: recording them with the figures of docs/decisions.md §4
 // computed once, at creation (domain/remuneration.Compute), and reading
 // them back with their staff member. Every method checks the caller's
 // permission itself.
@@ -17,7 +17,7 @@ import (
 	"counsel/ports"
 )
 
-// MaxLimit is the largest page a list returns (API-DECISIONS 1).
+// MaxLimit is the largest page a list returns (docs/decisions.md §1).
 const MaxLimit = 100
 
 // Length limits of a PQE adjustment's text, in characters.

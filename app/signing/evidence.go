@@ -31,7 +31,7 @@ const maxEvidenceAttempts = 6
 var evidenceRetryAfter = [maxEvidenceAttempts]time.Duration{0, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 8 * time.Hour, 24 * time.Hour}
 
 // EvidenceDeps are what the signed evidence of the embedded signer needs
-// (API-DECISIONS 13). Without a Source (DocuSeal) no evidence is made and
+// (docs/decisions.md §13). Without a Source (DocuSeal) no evidence is made and
 // the provider's own URLs stay.
 type EvidenceDeps struct {
 	PDF    ports.PDFEvidence

@@ -438,7 +438,7 @@ func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Temp
 	}
 	if !p.Can(account.ContractEdit) {
 		// At DocuSeal the slug opens a form anyone can sign: it lets a
-		// person act as a signer (API-DECISIONS 12).
+		// person act as a signer (docs/decisions.md §12).
 		t.Slug = ""
 	}
 	return t, nil
@@ -473,7 +473,7 @@ func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning
 }
 
 // withoutSignerLinks blanks every signer's link: with it a person signs
-// in the signer's place, so only ContractEdit sees it (API-DECISIONS 12).
+// in the signer's place, so only ContractEdit sees it (docs/decisions.md §12).
 // The submitters and their statuses stay.
 func withoutSignerLinks(subs []dsigning.Submission) {
 	for i := range subs {

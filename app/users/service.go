@@ -15,7 +15,7 @@ import (
 	"counsel/ports"
 )
 
-// MaxLimit is the largest page a list returns (API-DECISIONS 1).
+// MaxLimit is the largest page a list returns (docs/decisions.md §1).
 const MaxLimit = 100
 
 // RoleLookup is the part of ports.RoleStore the service reads: which
@@ -224,8 +224,16 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	if err != nil {
 		return user.Profile{}, err
 	}
+	reauthed, err := s.emailChangeAuth(ctx, p, id, in.Patch)
+	if err != nil {
+		return user.Profile{}, err
+	}
 	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, roleCheck(p, id, in.RoleIDs), func(u *user.User) error {
+		was := u.Email
 		u.Apply(in.Patch)
+		if id == p.UserID && u.Email != was && !reauthed {
+			return account.ErrReauthRequired // the email changed since emailChangeAuth read it
+		}
 		return u.Validate()
 	}, account.KeepAnAdmin(account.LastAdminChange))
 	if err != nil {
@@ -235,6 +243,32 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	s.d.Access.Invalidate()
 	prof.ComputePQY(s.d.Clock.Now())
 	return prof, nil
+}
+
+// emailChangeAuth asks for recent authentication when the caller changes
+// their own email, which is how they sign in (the one-time code goes
+// there, and identity-provider sign-in finds users by it). It reports
+// whether the caller passed it; another user's email is CheckTakeover's.
+func (s *Service) emailChangeAuth(ctx context.Context, p account.Principal, id int64, in user.Patch) (bool, error) {
+	if id != p.UserID || in.Email == nil {
+		return false, nil
+	}
+	u, err := s.d.Store.User(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	was := u.Email
+	u.Apply(user.Patch{Email: in.Email})
+	if u.Email == was {
+		return false, nil
+	}
+	if s.d.Recent == nil {
+		return false, domain.Errorf(domain.ENOTIMPLEMENTED, "email changes are not available in this configuration")
+	}
+	if _, err := s.d.Recent.RequireRecentAuth(ctx, ""); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // DeleteUser implements ports.UserService.

@@ -9,7 +9,7 @@ import (
 	"counsel/domain"
 )
 
-// Password length bounds (API-DECISIONS 2).
+// Password length bounds (docs/decisions.md §2).
 const (
 	MinPasswordLength = 8
 	MaxPasswordLength = 128
@@ -161,7 +161,7 @@ type LoginInput struct {
 }
 
 // Login decides a sign-in attempt. The second factor is the emailed code,
-// or, when st.TOTP is set, an app code or recovery code (API-DECISIONS 9).
+// or, when st.TOTP is set, an app code or recovery code (docs/decisions.md §9).
 // On failure it updates the counters (and locks the account at the
 // threshold) and returns false; the caller answers the same 401 whatever
 // the reason. On success it consumes the code (the OTP, the app code's

@@ -19,7 +19,7 @@ func TestPermissionNames(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	all := account.AllPermissions()
-	is.Equal(len(all), 17) // the permissions of API-DECISIONS 3
+	is.Equal(len(all), 17) // the permissions of docs/decisions.md §3
 	want := []string{
 		"UsersView", "UsersCreate", "UsersEdit", "UsersDelete",
 		"RemunerationsCreate", "RemunerationsEdit",
@@ -484,4 +484,17 @@ func TestRoleInputValidate(t *testing.T) {
 			is.True(len(de.Fields["name"]) == 1) // keyed by name
 		})
 	}
+}
+
+// TestAreasHoldEveryPermission: a new permission reaches the role forms
+// only through an area, so every permission is in exactly one.
+func TestAreasHoldEveryPermission(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var inAreas []account.Permission
+	for _, a := range account.Areas() {
+		is.True(a.Name != "")
+		inAreas = append(inAreas, a.Permissions...)
+	}
+	is.Equal(inAreas, account.AllPermissions()) // each once, in the documented order
 }

@@ -6,7 +6,7 @@ import (
 	"counsel/domain"
 )
 
-// The grant rules of API-DECISIONS 12: who may shape and hand out roles.
+// The grant rules of docs/decisions.md §12: who may shape and hand out roles.
 // A permission reaches a user only through a role, so every path that can
 // widen someone's permissions (editing a role, setting its permissions,
 // giving it to a user, creating a user with roles) goes through these.

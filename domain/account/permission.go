@@ -12,7 +12,7 @@ import (
 // checking one on every request costs a mask operation.
 type Permission uint8
 
-// The permissions of API-DECISIONS section 3, in their documented order.
+// The permissions of docs/decisions.md §3, in their documented order.
 const (
 	UsersView Permission = iota
 	UsersCreate
@@ -41,6 +41,26 @@ var permissionNames = [numPermissions]string{
 	"PermissionsView", "OfficesEdit", "OfferingsEdit",
 	"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
 }
+
+// Area is the permissions of one area of the firm's work, as role forms
+// group them.
+type Area struct {
+	Name        string
+	Permissions []Permission
+}
+
+// areas holds every permission exactly once, in the documented order
+// (TestAreasHoldEveryPermission).
+var areas = []Area{
+	{"Users", []Permission{UsersView, UsersCreate, UsersEdit, UsersDelete}},
+	{"Pay records", []Permission{RemunerationsCreate, RemunerationsEdit}},
+	{"Roles and permissions", []Permission{RolesView, RolesCreate, RolesEdit, RolesDelete, PermissionsView}},
+	{"Offices and offerings", []Permission{OfficesEdit, OfferingsEdit}},
+	{"Contracts", []Permission{ContractView, ContractCreate, ContractEdit, ContractDelete}},
+}
+
+// Areas returns the permissions grouped by area.
+func Areas() []Area { return areas }
 
 // String returns the permission's wire name.
 func (p Permission) String() string {

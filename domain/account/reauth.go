@@ -6,7 +6,7 @@ import (
 	"counsel/domain"
 )
 
-// Recent authentication (README "Recent authentication"): a stolen access
+// Recent authentication (docs/security.md, "Recent authentication"): a stolen access
 // token or console cookie must not be enough to change how the account
 // signs in. Every use case that changes a factor (the caller's own
 // password, authenticator app, passkeys, API keys) first asks

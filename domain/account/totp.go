@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Authenticator-app parameters (API-DECISIONS 9): RFC 6238 with SHA1,
+// Authenticator-app parameters (docs/decisions.md §9): RFC 6238 with SHA1,
 // six digits and 30-second steps, the defaults every common app assumes.
 const (
 	TOTPPeriod         = 30 * time.Second

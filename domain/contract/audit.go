@@ -5,7 +5,7 @@ import "time"
 // Action is what an audit entry records.
 type Action string
 
-// Audit actions (API-DECISIONS 5). Their text is part of the API.
+// Audit actions (docs/decisions.md §5). Their text is part of the API.
 const (
 	ActionCreated             Action = "created"
 	ActionUpdated             Action = "updated"
@@ -16,7 +16,7 @@ const (
 	ActionSigningEvent        Action = "signingEvent"
 	ActionDeleted             Action = "deleted"
 	// ActionSigningCompleted records the signed evidence of a completed
-	// signing (API-DECISIONS 13), with the combined PDF's SHA-256.
+	// signing (docs/decisions.md §13), with the combined PDF's SHA-256.
 	ActionSigningCompleted Action = "signingCompleted"
 )
 

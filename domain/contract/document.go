@@ -13,7 +13,7 @@ import (
 	"counsel/domain"
 )
 
-// Document limits (API-DECISIONS 5.4).
+// Document limits (docs/decisions.md §5.4).
 const (
 	// MaxDocumentSize is the largest document, in bytes: 20 MiB.
 	MaxDocumentSize = 20 << 20
@@ -30,7 +30,7 @@ const (
 	ContentTypeDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 )
 
-// Document kinds (API-DECISIONS 13): an uploaded original, or the signed
+// Document kinds (docs/decisions.md §13): an uploaded original, or the signed
 // evidence of a completed signing, which cannot be removed.
 const (
 	KindOriginal = "original"

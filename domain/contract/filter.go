@@ -101,7 +101,7 @@ func ParseRelatedEntity(s string) (RelatedEntity, error) {
 	return parseEnum(s, "RelatedEntityType", []RelatedEntity{RelatedMatter, RelatedClient, RelatedProject})
 }
 
-// Filter selects, orders and pages contracts (API-DECISIONS 5). Nil and
+// Filter selects, orders and pages contracts (docs/decisions.md §5). Nil and
 // empty fields do not filter. Every condition must hold.
 type Filter struct {
 	// Search is a case-insensitive substring of the name, description or

@@ -19,7 +19,7 @@ const (
 )
 
 // ParseFilter reads a list filter from query parameters, the one reader
-// of the JSON API's list and the console's (README: "Contract lists").
+// of the JSON API's list and the console's (docs/architecture.md, "Contract lists").
 // Names are matched without regard to case. Status and ContractType may
 // repeat and each value may be a comma-separated list (any of them);
 // every other parameter is read once (its first value). Booleans are

@@ -11,7 +11,7 @@ import (
 )
 
 // allowedEdges is the state machine written down again, by hand, from
-// API-DECISIONS section 5 and spec section 3, independently of the table
+// docs/decisions.md §5 and docs/spec.md section 3, independently of the table
 // in transition.go. "*" stands for every status. A change from a status to
 // itself is always allowed and not listed.
 const allowedEdges = `

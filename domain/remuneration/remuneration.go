@@ -13,7 +13,7 @@ import (
 	"counsel/domain/decimal"
 )
 
-// Figures of the remuneration rules (API-DECISIONS section 4).
+// Figures of the remuneration rules (docs/decisions.md §4).
 const (
 	// HoursPerYear is a full-time year: a 38-hour week times 52.
 	HoursPerYear = 1976

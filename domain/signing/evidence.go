@@ -9,7 +9,7 @@ import (
 )
 
 // Evidence is everything the signed evidence of a completed submission
-// states (API-DECISIONS 13): what the stamp on each PDF says, what the
+// states (docs/decisions.md §13): what the stamp on each PDF says, what the
 // audit certificate lists, and the summary sealed into the signature.
 // It decides the words; the PDF adapter only lays them out.
 type Evidence struct {

@@ -8,7 +8,7 @@ import (
 	"counsel/domain"
 )
 
-// Filter selects users for a list (API-DECISIONS 4). Deleted users never
+// Filter selects users for a list (docs/decisions.md §4). Deleted users never
 // match. Lists are sorted by last name, first name and id.
 type Filter struct {
 	Active *bool

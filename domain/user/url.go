@@ -8,7 +8,7 @@ import (
 )
 
 // ValidURL reports whether s may be stored in a URL field
-// (API-DECISIONS 12): empty, or an absolute http or https URL with a
+// (docs/decisions.md §12): empty, or an absolute http or https URL with a
 // host. Clients render these fields as links and images, so any other
 // scheme (javascript:, data:, vbscript:, file:) could run script or
 // reach local files; user info ("https://bank.example@evil.example")

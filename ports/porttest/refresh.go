@@ -15,7 +15,7 @@ import (
 	"counsel/domain/account"
 )
 
-// RefreshBatchSuite holds Refresh to the rules of API-DECISIONS 2 under
+// RefreshBatchSuite holds Refresh to the rules of docs/decisions.md §2 under
 // many refreshes at once, which an engine may commit together: each
 // behaves as if it ran alone, in some order. Every session's token
 // rotates exactly once; an unknown token and a decision that fails fail

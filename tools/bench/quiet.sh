@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every figure of the README's performance tables in one run (about 8 to 12
+# Every figure of docs/performance.md's tables in one run (about 8 to 12
 # minutes on the 2-core machine), for a quiet machine: the issue-17 list
 # shapes over 100,000 contracts of both generated data shapes
 # (BenchmarkContractShapes), then the throughput of two binaries side by
