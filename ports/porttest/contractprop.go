@@ -276,3 +276,9 @@ func randomTerm(rnd *rand.Rand, c contract.Contract) string {
 	}
 	return w
 }
+
+// Reference returns the ids of f's page and the number of all matches
+// among all, selected, ordered and paged in Go as the stores must.
+func Reference(all []contract.Contract, f contract.Filter) ([]int64, int64) {
+	return reference(all, f)
+}
