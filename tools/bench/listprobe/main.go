@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -53,7 +54,8 @@ func main() {
 	n := flag.Int("n", 100_000, "contracts to seed")
 	requests := flag.Int("requests", 200, "requests per list shape")
 	pg := flag.String("pg", "", "PostgreSQL server URL: seed a fresh database there instead of a SQLite file")
-	addr := flag.String("addr", "127.0.0.1:18181", "listen address of the server")
+	addr := flag.String("addr", "", "listen address of the server (a free port of 127.0.0.1 when empty)")
+	keep := flag.Bool("keep", false, "keep the PostgreSQL database (and print its URL) for a look at its plans")
 	flag.Parse()
 	shape, ok := contractgen.ByName(*shapeName)
 	if !ok {
@@ -77,7 +79,14 @@ func main() {
 		engine = "postgres"
 		name := fmt.Sprintf("counsel_listprobe_%d", os.Getpid())
 		dsn = createDatabase(ctx, *pg, name)
-		defer dropDatabase(*pg, name)
+		if *keep {
+			defer fmt.Printf("kept %s\n", dsn)
+		} else {
+			defer dropDatabase(*pg, name)
+		}
+	}
+	if *addr == "" {
+		*addr = freeAddr()
 	}
 	fmt.Printf("%s, %s shape, %d contracts; load average %s\n", engine, shape.Name, *n, loadavg())
 
@@ -214,8 +223,21 @@ func dropDatabase(server, name string) {
 	}
 }
 
+// freeAddr returns an address of 127.0.0.1 on a port no one listens on.
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 // server is a running `counsel serve`.
-type server struct{ cmd *exec.Cmd }
+type server struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
 
 func start(bin, dsn, dir, addr string) server {
 	cmd := exec.Command(bin, "serve")
@@ -226,7 +248,14 @@ func start(bin, dsn, dir, addr string) server {
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
 	for i := 0; ; i++ {
+		select {
+		case <-done:
+			log.Fatalf("counsel serve ended: %v", cmd.ProcessState)
+		default:
+		}
 		if r, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
@@ -239,12 +268,12 @@ func start(bin, dsn, dir, addr string) server {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return server{cmd}
+	return server{cmd, done}
 }
 
 func (s server) stop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	s.cmd.Wait()
+	<-s.done
 }
 
 // cpu is the server's CPU time so far (user and system), from /proc.
