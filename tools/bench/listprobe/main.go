@@ -5,7 +5,8 @@
 // page; a status; a status sorted by name; a rare word; a common word
 // with and without a status; type + signed + a start-date range; a deep
 // page) -requests times, one at a time. It prints each shape's p50 and
-// p99 and the server's CPU time per request, and checks every answer's
+// p99 and the CPU time per request of the server and, for a PostgreSQL
+// server on this machine, of its backends, and checks every answer's
 // count against the same selection made in Go over the seeded contracts.
 //
 //	go build -o /tmp/counsel ./cmd/counsel
@@ -101,6 +102,10 @@ func main() {
 
 	srv = start(*bin, dsn, tmp, *addr)
 	defer srv.stop()
+	dbCPU := func() time.Duration { return 0 } // SQLite runs inside the server
+	if engine == "postgres" {
+		dbCPU = backendsCPU(ctx, dsn)
+	}
 	base := "http://" + *addr
 	token := signIn(base)
 	over := 0
@@ -111,7 +116,7 @@ func main() {
 		}
 		_, want := porttest.Reference(all, f)
 		took := make([]time.Duration, 0, *requests)
-		cpu0 := srv.cpu()
+		cpu0, db0 := srv.cpu(), dbCPU()
 		for i := 0; i < *requests; i++ {
 			t0 := time.Now()
 			count := list(base, token, ls.query)
@@ -121,13 +126,18 @@ func main() {
 			}
 		}
 		cpuPer := (srv.cpu() - cpu0) / time.Duration(*requests)
+		dbPer := (dbCPU() - db0) / time.Duration(*requests)
 		p50, p99 := pct(took, 0.5), pct(took, 0.99)
 		mark := ""
 		if p99 >= 10*time.Millisecond {
 			mark, over = "  OVER", over+1
 		}
-		fmt.Printf("%-22s count %7d  p50 %6.2f ms  p99 %6.2f ms  server CPU %5.2f ms/request%s\n",
-			ls.name, want, ms(p50), ms(p99), ms(cpuPer), mark)
+		dbNote := ""
+		if engine == "postgres" {
+			dbNote = fmt.Sprintf(", PostgreSQL %5.2f", ms(dbPer))
+		}
+		fmt.Printf("%-22s count %7d  p50 %6.2f ms  p99 %6.2f ms  CPU/request: server %5.2f%s ms%s\n",
+			ls.name, want, ms(p50), ms(p99), ms(cpuPer), dbNote, mark)
 	}
 	fmt.Printf("load average %s; %d shapes at or over 10 ms p99\n", loadavg(), over)
 }
@@ -277,8 +287,36 @@ func (s server) stop() {
 }
 
 // cpu is the server's CPU time so far (user and system), from /proc.
-func (s server) cpu() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+func (s server) cpu() time.Duration { return procCPU(s.cmd.Process.Pid) }
+
+// backendsCPU returns a function reporting the CPU time so far of the
+// PostgreSQL backends connected to the database of dsn other than its
+// own (the server's pool), when the server runs on this machine (else 0).
+func backendsCPU(ctx context.Context, dsn string) func() time.Duration {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return func() time.Duration {
+		rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+		if err != nil {
+			log.Fatal(err)
+		}
+		var sum time.Duration
+		for _, pid := range pids {
+			sum += procCPU(int(pid))
+		}
+		return sum
+	}
+}
+
+// procCPU is process pid's CPU time so far (user and system), from /proc.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
