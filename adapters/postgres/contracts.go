@@ -479,13 +479,13 @@ const fewMatches = 500
 // contract met: when the matches are few, or fewer than four times the
 // contracts a walk would meet (about Offset+Limit times the walked range
 // over the matches, the matches being spread over the order). A filter
-// of a search and statuses at most always walks past fewMatches: its
-// walk reads the status's range of an index and the text, no more.
+// of statuses alone always walks past fewMatches: its walk reads the
+// ids from the index of the status and the order, and no row.
 func (s *ContractStore) sortMatches(ctx context.Context, x q, f contract.Filter, count int64) (bool, error) {
 	if count <= fewMatches {
 		return true, nil
 	}
-	if onlyStatuses(f) {
+	if f.Within(statusesOnly) {
 		return false, nil
 	}
 	var walked int64
@@ -520,6 +520,9 @@ func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pg
 	}
 	return x.row(ctx, query, args...)
 }
+
+// statusesOnly is a filter of statuses alone.
+var statusesOnly = contract.Fields("Statuses")
 
 // searchAndStatuses are the conditions the per-status counts and the word
 // postings answer.
