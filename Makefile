@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/counsel
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run test build bench bench-contracts bench-quiet fuzz fmt vet clean openapi
+.PHONY: run test build bench bench-contracts bench-lists bench-quiet fuzz fmt vet clean openapi
 
 ## run: build and start the service on ./counsel.db, or on COUNSEL_DB=postgres://... (first start creates admin@localhost)
 run: build
@@ -42,6 +42,14 @@ bench:
 ## bench-contracts: the issue-17 list shapes over 100,000 contracts of each generated data shape (slow: seeds 200,000)
 bench-contracts:
 	$(GO) test -run '^$$' -bench ContractShapes -benchtime 100x -timeout 40m ./app
+
+## bench-lists: the list shapes through the real server over 100,000 contracts of each data shape, on SQLite
+## (and on PostgreSQL when COUNSEL_BENCH_PG is a server URL); slow: seeds 300,000 per engine
+bench-lists:
+	$(GO) build -o bin/counsel ./cmd/counsel
+	for s in legal archive mixed; do $(GO) run ./tools/bench/listprobe -bin bin/counsel -shape $$s || exit 1; done
+	if [ -n "$$COUNSEL_BENCH_PG" ]; then for s in legal archive mixed; do \
+		$(GO) run ./tools/bench/listprobe -bin bin/counsel -shape $$s -pg "$$COUNSEL_BENCH_PG" || exit 1; done; fi
 
 ## bench-quiet: every figure of docs/performance.md's tables, old (5e4fffb or OLD=rev) against this tree (8-12 min)
 bench-quiet:

@@ -16,7 +16,8 @@ import (
 // TestContractWordCounts holds the counts read from contract_postings
 // (migration 0007) to the API's search, a case-insensitive substring of
 // name, description and comments, after creates, text and status changes
-// and deletes; and the postings and per-status counts to a recomputation.
+// and deletes; and the postings, per-status counts and word counts to a
+// recomputation.
 func TestContractWordCounts(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -81,4 +82,14 @@ func TestContractWordCounts(t *testing.T) {
 		(SELECT status, count(*) AS n FROM contracts GROUP BY status) c USING (status)
 		WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)`).Scan(&stray))
 	is.Equal(stray, 0) // per-status counts differing from the table
+	is.NoErr(db.QueryRow(ctx, `SELECT count(*) FROM contract_word_counts k FULL JOIN
+		(SELECT word_id, status, count(*) AS n FROM contract_postings GROUP BY word_id, status) p USING (word_id, status)
+		WHERE coalesce(k.n, 0) <> coalesce(p.n, 0)`).Scan(&stray))
+	is.Equal(stray, 0) // word counts differing from the postings
+	_, err = db.pool.Exec(ctx, `SELECT contract_words_rebuild()`)
+	is.NoErr(err)
+	is.NoErr(db.QueryRow(ctx, `SELECT count(*) FROM contract_word_counts k FULL JOIN
+		(SELECT word_id, status, count(*) AS n FROM contract_postings GROUP BY word_id, status) p USING (word_id, status)
+		WHERE coalesce(k.n, 0) <> coalesce(p.n, 0)`).Scan(&stray))
+	is.Equal(stray, 0) // and after a rebuild
 }

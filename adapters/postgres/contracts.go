@@ -366,8 +366,9 @@ const maxTermWords = 1000
 //
 // The exact count comes from the cheapest source that gives it: the
 // per-status counts (migration 0003) when only statuses filter; the word
-// postings (migration 0007) when a search and statuses filter; otherwise
-// a count over the filter's index.
+// counts or postings (migrations 0023, 0007) when a search and statuses
+// filter; otherwise a count over the filter's index. The count then
+// decides how the page is read (sortMatches).
 func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]contract.Contract, int64, error) {
 	items := []contract.Contract{}
 	if strings.ContainsRune(f.Search, 0) {
@@ -402,9 +403,38 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		if count == 0 || f.Limit == 0 || f.Offset >= count {
 			return nil
 		}
-		query := `SELECT ` + listColumns + ` FROM contracts c` + where + order + ` LIMIT ? OFFSET ?`
-		if f.Offset >= deepOffset || !onlyStatuses(f) {
-			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (SELECT c.id FROM contracts c` + where + order +
+		// With one status, its contracts are one range of the order's
+		// index behind status: ordering by the status first (one value,
+		// so the same order) lets the planner read that range alone.
+		inner := order
+		if len(f.Statuses) == 1 {
+			inner = fmt.Sprintf(" ORDER BY c.status %s, %s", strings.Fields(dir)[0], strings.TrimPrefix(order, " ORDER BY "))
+		}
+		sorted, err := s.sortMatches(ctx, x, f, count)
+		if err != nil {
+			return err
+		}
+		query := `SELECT ` + listColumns + ` FROM contracts c` + where + inner + ` LIMIT ? OFFSET ?`
+		switch {
+		case sorted:
+			// Every match found through the filter's own indexes, then
+			// sorted: the planner, left to itself, walks the order's
+			// index and reads a row for each contract it meets. A term
+			// whose words are known is found by their postings, exactly
+			// (a trigram search for a word of common syllables rechecks
+			// thousands of rows).
+			matchWhere, matchArgs := where, args
+			if indexed {
+				matchWhere, matchArgs = sqlrow.ContractWhere(dialect{}, f,
+					`c.id IN (SELECT p.contract_id FROM contract_postings p WHERE p.word_id = ANY (?))`, []any{words})
+			}
+			args = matchArgs
+			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (
+				WITH m AS MATERIALIZED (SELECT c.id, ` + sortColumns[f.SortBy] + ` AS k FROM contracts c` + matchWhere + `)
+				SELECT m.id FROM m ORDER BY m.k ` + dir + `, m.id ` + strings.Fields(dir)[0] + ` LIMIT ? OFFSET ?
+			) page ON page.id = c.id` + order
+		case f.Offset >= deepOffset || !onlyStatuses(f):
+			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (SELECT c.id FROM contracts c` + where + inner +
 				` LIMIT ? OFFSET ?) page ON page.id = c.id` + order
 		}
 		rows, err := x.query(ctx, query, append(args, f.Limit, f.Offset)...)
@@ -448,21 +478,60 @@ func termWords(ctx context.Context, x q, term string) ([]int32, bool, error) {
 	return words, true, nil
 }
 
-// countPostings counts the contracts with one of words (and one of
-// statuses, if any) by their entries in contract_postings, an index-only
-// count: a contract's words are distinct, so one word's entries need no
-// DISTINCT.
-func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pgx.Row {
-	query, args := `SELECT count(*) FROM contract_postings WHERE word_id = ?`, []any{any(words[0])}
-	if len(words) > 1 {
-		query, args = `SELECT count(DISTINCT contract_id) FROM contract_postings WHERE word_id = ANY (?)`, []any{words}
+// fewMatches is the number of matches up to which a page is always
+// read by sorting them (sortMatches).
+const fewMatches = 500
+
+// sortMatches reports whether a page of count matches of f is read by
+// finding every match through the filter's indexes and sorting them,
+// rather than by walking the sort order's index and testing each
+// contract met: when the matches are few, or fewer than four times the
+// contracts a walk would meet (about Offset+Limit times the walked range
+// over the matches, the matches being spread over the order). A filter
+// of statuses alone always walks past fewMatches: its walk reads the
+// ids from the index of the status and the order, and no row.
+func (s *ContractStore) sortMatches(ctx context.Context, x q, f contract.Filter, count int64) (bool, error) {
+	if count <= fewMatches {
+		return true, nil
 	}
+	if f.Within(statusesOnly) {
+		return false, nil
+	}
+	var walked int64
+	query, args := `SELECT coalesce(sum(n), 0)::bigint FROM contract_counts`, []any(nil)
+	if len(f.Statuses) == 1 {
+		query, args = query+` WHERE status = ?`, []any{int16(f.Statuses[0])}
+	}
+	if err := x.row(ctx, query, args...).Scan(&walked); err != nil {
+		return false, err
+	}
+	met := float64(f.Offset+f.Limit) * float64(walked) / float64(count)
+	return float64(count) <= 4*met, nil
+}
+
+// countPostings counts the contracts with one of words (and one of
+// statuses, if any): those of one word from its stored counts (migration
+// 0023, at most eight rows), those of several by their entries in
+// contract_postings, an index-only count.
+func countPostings(ctx context.Context, x q, words []int32, statuses []int16) pgx.Row {
+	if len(words) == 1 {
+		query, args := `SELECT coalesce(sum(n), 0)::bigint FROM contract_word_counts WHERE word_id = ?`, []any{any(words[0])}
+		if len(statuses) > 0 {
+			cond, arg := anyOf("status", statuses)
+			query, args = query+" AND "+cond, append(args, arg)
+		}
+		return x.row(ctx, query, args...)
+	}
+	query, args := `SELECT count(DISTINCT contract_id) FROM contract_postings WHERE word_id = ANY (?)`, []any{any(words)}
 	if len(statuses) > 0 {
 		cond, arg := anyOf("status", statuses)
 		query, args = query+" AND "+cond, append(args, arg)
 	}
 	return x.row(ctx, query, args...)
 }
+
+// statusesOnly is a filter of statuses alone.
+var statusesOnly = contract.Fields("Statuses")
 
 // searchAndStatuses are the conditions the per-status counts and the word
 // postings answer.

@@ -83,7 +83,27 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	db.analyzeStale(ctx)
 	return db, nil
+}
+
+// analyzeStale analyzes the schema's tables whose statistics autovacuum
+// would refresh (more rows changed since they were last measured than
+// 50 and a tenth of the table), so that a database just restored, copied
+// or loaded is planned from its rows from the first request, not from
+// the empty tables last sampled until autovacuum comes by. A failure
+// only leaves them to autovacuum.
+func (db *DB) analyzeStale(ctx context.Context) {
+	rows, err := db.pool.Query(ctx, `SELECT quote_ident(s.relname) FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+		WHERE s.schemaname = current_schema() AND s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)`)
+	if err != nil {
+		return
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(tables) == 0 {
+		return
+	}
+	db.pool.Exec(ctx, `ANALYZE `+strings.Join(tables, ", "))
 }
 
 // Close closes the pool.

@@ -122,6 +122,10 @@ func boolInt(b bool) int {
 // and the tags.
 var wordIndexFields = contract.Fields("Search", "Statuses", "Types", "IsSigned", "IsDigital")
 
+// wordCountFields are the conditions the stored word counts answer
+// (migration 0025): a search found in one word, and statuses.
+var wordCountFields = contract.Fields("Search", "Statuses")
+
 // tagFree is f without the conditions wordMatch puts in the word index;
 // whereWith states the rest.
 func tagFree(f contract.Filter) contract.Filter {
@@ -130,9 +134,10 @@ func tagFree(f contract.Filter) contract.Filter {
 }
 
 // wordSearchPage reads the ids of one page of a word search for terms
-// and the number of all matches. The count comes from the word index
-// alone unless the filter has conditions it does not hold (dates,
-// related records). The page is read either by sorting the matches'
+// and the number of all matches. The count of a term found in one word,
+// with or without statuses, comes from the stored word counts; else from
+// the word index alone unless the filter has conditions it does not hold
+// (dates, related records). The page is read either by sorting the matches'
 // rows, or, when there are many, by walking the sort order's index and
 // keeping the matches (costPlan).
 func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contract.Filter, terms []string, order string) ([]any, int64, error) {
@@ -142,9 +147,18 @@ func (s *ContractStore) wordSearchPage(ctx context.Context, tx queryer, f contra
 	match := wordMatch(terms, f, true)
 	var count int64
 	var err error
-	if f.Within(wordIndexFields) {
+	switch {
+	case len(terms) == 1 && f.Within(wordCountFields):
+		q, args := `SELECT coalesce(sum(n), 0) FROM contract_term_counts
+			WHERE term_id = (SELECT id FROM contract_terms WHERE term = ?)`, []any{terms[0]}
+		if len(f.Statuses) > 0 {
+			q += ` AND status IN (` + placeholders(len(f.Statuses)) + `)`
+			args = append(args, intArgs(f.Statuses)...)
+		}
+		err = tx.QueryRowContext(ctx, q, args...).Scan(&count)
+	case f.Within(wordIndexFields):
 		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts_words WHERE contracts_words MATCH ?`, match).Scan(&count)
-	} else {
+	default:
 		w, a := whereWith(tagFree(f), `c.id IN (SELECT rowid FROM contracts_words WHERE contracts_words MATCH ?)`, []any{match})
 		err = tx.QueryRowContext(ctx, `SELECT count(*) FROM contracts c NOT INDEXED`+w, a...).Scan(&count)
 	}

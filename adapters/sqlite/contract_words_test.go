@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -299,7 +300,7 @@ func TestContractTermsTriggers(t *testing.T) {
 // trigram index (FTS5's integrity check compares it with the rows), the
 // word index word for word and column for column (its contentless
 // content compared through fts5vocab with contractTerms of each row),
-// and contract_terms holding every word.
+// contract_terms holding every word, and the word counts per status.
 func checkContractIndexes(t *testing.T, db *DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -321,30 +322,71 @@ func checkContractIndexes(t *testing.T, db *DB) {
 	}
 	want := map[entry]bool{}
 	terms := map[string]bool{}
-	rows, err := db.write.QueryContext(ctx, `SELECT id, contract_name, contract_description, comments,
+	type termStatus struct {
+		term   string
+		status int
+	}
+	wantCounts := map[termStatus]int64{}
+	rows, err := db.write.QueryContext(ctx, `SELECT id, status, contract_name, contract_description, comments,
 		's' || status || ' t' || contract_type || ' g' || is_signed || ' d' || is_digital FROM contracts`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
 		var id int64
+		var status int
 		var cols [4]string
-		if err := rows.Scan(&id, &cols[0], &cols[1], &cols[2], &cols[3]); err != nil {
+		if err := rows.Scan(&id, &status, &cols[0], &cols[1], &cols[2], &cols[3]); err != nil {
 			t.Fatal(err)
 		}
+		own := map[string]bool{}
 		for i, name := range []string{"contract_name", "contract_description", "comments", "tags"} {
 			for _, w := range contractTerms(nil, cols[i]) {
 				want[entry{id, name, w}] = true
 				if i < 3 {
 					terms[w] = true
+					own[w] = true
 				}
 			}
+		}
+		for w := range own {
+			wantCounts[termStatus{w, status}]++
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
 	rows.Close()
+	rows, err = db.write.QueryContext(ctx, `SELECT t.term, k.status, k.n FROM contract_term_counts k
+		JOIN contract_terms t ON t.id = k.term_id WHERE k.n <> 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotCounts := map[termStatus]int64{}
+	for rows.Next() {
+		var k termStatus
+		var n int64
+		if err := rows.Scan(&k.term, &k.status, &n); err != nil {
+			t.Fatal(err)
+		}
+		gotCounts[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if !maps.Equal(gotCounts, wantCounts) {
+		for k, n := range wantCounts {
+			if gotCounts[k] != n {
+				t.Errorf("word count of %q with status %d: %d, want %d", k.term, k.status, gotCounts[k], n)
+			}
+		}
+		for k, n := range gotCounts {
+			if _, ok := wantCounts[k]; !ok {
+				t.Errorf("word count of %q with status %d: %d, want none", k.term, k.status, n)
+			}
+		}
+	}
 	exec(t, db, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.contracts_words_instances USING fts5vocab (main, contracts_words, 'instance')`)
 	rows, err = db.write.QueryContext(ctx, `SELECT DISTINCT doc, col, term FROM temp.contracts_words_instances`)
 	if err != nil {

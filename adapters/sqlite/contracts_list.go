@@ -8,8 +8,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"counsel/adapters/sqlrow"
@@ -104,10 +106,69 @@ func searchCond(s string) (string, []any) {
 
 // likeCond is the condition of a LIKE search for s over searchText. LIKE
 // folds ASCII letters only, so it stands for the trigram match only for
-// printable ASCII terms (likeable); a term of one or two letters has
-// always been matched by LIKE.
+// printable ASCII terms (likeable); a term too short for the trigram
+// index is matched by LIKE in each of its case forms (caseForms), any of
+// them.
 func likeCond(s string) (string, []any) {
-	return searchText + ` LIKE ? ESCAPE '\'`, []any{"%" + escapeLike(s) + "%"}
+	forms := caseForms(s)
+	conds := make([]string, len(forms))
+	args := make([]any, len(forms))
+	for i, f := range forms {
+		conds[i] = searchText + ` LIKE ? ESCAPE '\'`
+		args[i] = "%" + escapeLike(f) + "%"
+	}
+	if len(conds) == 1 {
+		return conds[0], args
+	}
+	return "(" + strings.Join(conds, " OR ") + ")", args
+}
+
+// maxCaseForms bounds the case forms of a LIKE search: past it (a term
+// of several letters outside ASCII, which the trigram index answers when
+// it has three or more) s is matched as written.
+const maxCaseForms = 64
+
+// caseForms returns the spellings of s that differ from it only in the
+// case of letters outside ASCII (LIKE folds ASCII letters itself): every
+// choice, for each such letter, of a letter with the same lower case.
+// A text holds s without regard to case when it holds one of them.
+func caseForms(s string) []string {
+	forms := []string{""}
+	for _, r := range s {
+		alts := []rune{r}
+		if r >= utf8.RuneSelf {
+			alts = foldSame(r)
+		}
+		if len(forms)*len(alts) > maxCaseForms {
+			return []string{s}
+		}
+		next := make([]string, 0, len(forms)*len(alts))
+		for _, f := range forms {
+			for _, a := range alts {
+				next = append(next, f+string(a))
+			}
+		}
+		forms = next
+	}
+	return forms
+}
+
+// foldSame returns r and the other letters whose lower case is r's, from
+// r's case-folding orbit and its lower case's.
+func foldSame(r rune) []rune {
+	low := unicode.ToLower(r)
+	out := []rune{r}
+	for _, start := range []rune{r, low} {
+		for x := unicode.SimpleFold(start); x != start; x = unicode.SimpleFold(x) {
+			if unicode.ToLower(x) == low && !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		if unicode.ToLower(start) == low && !slices.Contains(out, start) {
+			out = append(out, start)
+		}
+	}
+	return out
 }
 
 // whereContracts builds the WHERE clause of f and its arguments.

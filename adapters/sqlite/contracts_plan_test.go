@@ -35,7 +35,7 @@ func planShapes(sh contractgen.Shape) []struct {
 		{"common word", contract.Filter{Search: sh.Common, SortDesc: true, Limit: 20}, []string{"contract_terms_fts", "contracts_words"}},
 		{"common word and status", contract.Filter{Search: sh.Common, Statuses: []contract.Status{sh.Status}, SortDesc: true, Limit: 20}, []string{"contracts_words"}},
 		{"type signed start", contract.Filter{Types: []contract.Type{contract.Type(2)}, IsSigned: &yes, StartFrom: &from, StartTo: &to, SortDesc: true, Limit: 20}, []string{"contracts_filter"}},
-		{"status deep page", contract.Filter{Statuses: []contract.Status{sh.Status}, SortDesc: true, Limit: 20, Offset: 200}, []string{"contracts_status_updated"}},
+		{"status deep page", contract.Filter{Statuses: []contract.Status{sh.Status}, SortDesc: true, Limit: 20, Offset: 100}, []string{"contracts_status_updated"}},
 		{"status and end range", contract.Filter{Statuses: []contract.Status{contract.Signed}, EndFrom: &from, EndTo: &to, SortBy: contract.SortEndDate, Limit: 20}, []string{"contracts_status_end"}},
 		{"matter", contract.Filter{MatterID: &matter, SortDesc: true, Limit: 20}, []string{"contracts_matter"}},
 		{"short search and status", contract.Filter{Search: "ab", Statuses: []contract.Status{sh.Status}, SortDesc: true, Limit: 20}, []string{"contracts_search"}},

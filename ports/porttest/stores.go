@@ -66,7 +66,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 // keeps them).
 var T0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
-func bootstrap(t *testing.T, s Stores) int64 {
+func bootstrap(t testing.TB, s Stores) int64 {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := s.Accounts.Bootstrap(ctx, account.NewUser{Email: "Admin@Example.com", FirstName: "Ada", LastName: "Admin", PasswordHash: "h"}); err != nil {

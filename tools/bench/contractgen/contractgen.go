@@ -10,6 +10,12 @@
 //     vocabulary of 2,000 words with a Zipf-like skew (the commonest word
 //     is in about a third of contracts), a long tail of client names, and
 //     most contracts linked to a matter.
+//   - Mixed: a firm's everyday book: names of a counterparty (some with
+//     accents and capitals) and a kind of contract, descriptions from a
+//     vocabulary of about three hundred words drawn evenly (a word is in
+//     about 5% of contracts, "services", also a kind, in about 10%); statuses and types
+//     spread evenly; dates over ten years, some open-ended; links to
+//     matters, clients and projects.
 //
 // Each shape names a common word, a rare word and a status, so a
 // benchmark can ask the same questions of both.
@@ -37,7 +43,7 @@ type Shape struct {
 }
 
 // Shapes are the shapes this package makes.
-func Shapes() []Shape { return []Shape{Legal, Archive} }
+func Shapes() []Shape { return []Shape{Legal, Archive, Mixed} }
 
 // legalWords is the legal shape's vocabulary: thirty words.
 var legalWords = strings.Fields(`agreement party parties clause term termination liability indemnity confidential
@@ -49,6 +55,19 @@ var Legal = Shape{Name: "legal", Common: "standard", Rare: "escrow", Status: con
 
 // Archive is a second shape, unlike the first.
 var Archive = Shape{Name: "archive", Common: archiveWord(0), Rare: archiveWord(1500), Status: contract.Archived, make: archive}
+
+// Mixed is a third shape: a medium vocabulary and an even spread.
+var Mixed = Shape{Name: "mixed", Common: "services", Rare: "salvage", Status: contract.Draft, make: mixed}
+
+// ByName returns the shape named name, and false if there is none.
+func ByName(name string) (Shape, bool) {
+	for _, s := range Shapes() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Shape{}, false
+}
 
 // syllables make the archive shape's words.
 var syllables = strings.Fields("ba del fi gor ka lun mi nor pa quel ro sa tin ur va wen xo yel zar ost")
@@ -208,3 +227,58 @@ func stamps(rnd *rand.Rand, c *contract.Contract, i int, now time.Time) {
 }
 
 func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// mixedParties are the mixed shape's counterparties: ordinary names,
+// some with letters outside ASCII.
+var mixedParties = strings.Fields(`Acme Globex Initech Umbrella Stark Wayne Wonka Tyrell Cyberdyne Soylent Hooli Vandelay
+	Müller Société Zürich Ørsted Łódź Peña Dubois Nakamura O'Brien Smith&Sons Kowalski Rossi García Björk Nguyen Okafor`)
+
+// mixedKinds are the kinds of contract a name states.
+var mixedKinds = strings.Fields(`Services Supply Lease Licence Employment Consulting Distribution Maintenance Loan Agency
+	Franchise Partnership Settlement Guarantee Sponsorship Construction Charter Storage Hosting Support`)
+
+// mixedVocabulary is about three hundred words: the kinds, then words
+// made of two syllables; "salvage" is given to few contracts.
+var mixedVocabulary = func() []string {
+	ws := []string{"services", "supply", "premises", "delivery", "invoice", "renewal", "payment", "schedule", "party"}
+	for k := 0; len(ws) < 300; k++ {
+		ws = append(ws, syllables[k%20]+syllables[(k/20+k)%20]+"n")
+	}
+	return ws
+}()
+
+func mixed(rnd *rand.Rand, i int, now time.Time) contract.Contract {
+	w := func() string { return pick(rnd, mixedVocabulary) }
+	c := contract.Contract{
+		Name:        fmt.Sprintf("%s %s Agreement %d", pick(rnd, mixedParties), pick(rnd, mixedKinds), 2000+rnd.IntN(30)),
+		Description: words(rnd, 3+rnd.IntN(20), w),
+		Type:        contract.Type(1 + rnd.IntN(6)),
+		Status:      contract.Status(1 + rnd.IntN(8)),
+		Currency:    []string{"AUD", "USD", "EUR", "GBP"}[rnd.IntN(4)],
+	}
+	if rnd.IntN(2) == 0 {
+		c.Comments = words(rnd, 1+rnd.IntN(6), w)
+	}
+	if rnd.IntN(300) == 0 {
+		c.Description += " salvage"
+	}
+	dates(rnd, &c, now, 10)
+	if c.EndDate != nil && rnd.IntN(8) == 0 {
+		c.EndDate = nil // open-ended
+	}
+	if rnd.IntN(5) > 0 {
+		a := decimal.New(rnd.Int64N(5_000_000_00+1), 2)
+		c.Amount = &a
+	}
+	for _, p := range []**int64{&c.MatterID, &c.ClientID, &c.ProjectID} {
+		if rnd.IntN(3) == 0 {
+			id := int64(1 + rnd.IntN(300))
+			*p = &id
+		}
+	}
+	if rnd.IntN(6) == 0 {
+		c.DigitalContractID = fmt.Sprintf("tpl-%d", i)
+	}
+	stamps(rnd, &c, i, now)
+	return c
+}
