@@ -130,7 +130,7 @@ func writeBackup(ctx context.Context, from *Stores, tmp string, o BackupOptions)
 			return err
 		}
 		defer snap.close()
-		_, _, err = copyInto(ctx, snap, to, to.Blobs, o.Progress)
+		_, _, err = copyInto(ctx, snap, to, o.Progress)
 		return err
 	}()
 	return errors.Join(err, to.Close())
@@ -329,7 +329,6 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
 	}
 	defer to.Close()
-	toBlobs := to.Blobs
 	if err := refuseNonEmpty(ctx, to); err != nil {
 		return err
 	}
@@ -339,7 +338,7 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 	}
 	defer snap.close()
 	start := time.Now()
-	counts, _, err := copyInto(ctx, snap, to, toBlobs, o.Progress)
+	counts, _, err := copyInto(ctx, snap, to, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -351,7 +350,7 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 	} else if err := to.sqlite.Analyze(ctx); err != nil {
 		return err
 	}
-	if err := verifyTarget(ctx, to, toBlobs, counts, o.Progress); err != nil {
+	if err := verifyTarget(ctx, to, to.Blobs, counts, o.Progress); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "restored %s to %s and verified in %s\n", file, RedactDSN(dst), time.Since(start).Round(time.Millisecond))

@@ -137,7 +137,6 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 			return fmt.Errorf("move the source's document files into it: %w", err)
 		}
 	}
-	toBlobs := to.Blobs
 	if err := refuseNonEmpty(ctx, to); err != nil {
 		return err
 	}
@@ -147,7 +146,7 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 		return err
 	}
 	defer snap.close()
-	counts, _, err := copyInto(ctx, snap, to, toBlobs, o.Progress)
+	counts, _, err := copyInto(ctx, snap, to, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -162,7 +161,7 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 		}
 	}
 	// Verify: row counts, then every document's bytes.
-	if err := verifyTarget(ctx, to, toBlobs, counts, o.Progress); err != nil {
+	if err := verifyTarget(ctx, to, to.Blobs, counts, o.Progress); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "copied and verified in %s\n", time.Since(start).Round(time.Millisecond))
@@ -396,10 +395,11 @@ func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable,
 	return n, err
 }
 
-// copyDocuments copies each document's bytes into the target's store
-// (checking their SHA-256 against the row) and then its row, with the
-// target's storage key. It returns the count and the bytes.
-func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, toBlobs ports.BlobStore, progress io.Writer) (int64, int64, error) {
+// copyDocuments copies each document, its bytes and its row, into the
+// target in one transaction of the target's (checking the bytes against
+// the row's size and SHA-256), under its own storage key. It returns the
+// count and the bytes.
+func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, progress io.Writer) (int64, int64, error) {
 	var docs [][]any
 	err := snap.rows(ctx, `SELECT `+selectList(snap.engine, documentCols)+` FROM contract_documents ORDER BY id`, len(documentCols), func(v []any) error {
 		docs = append(docs, v)
@@ -408,42 +408,34 @@ func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, toBlobs port
 	if err != nil {
 		return 0, 0, err
 	}
-	var batch [][]any
+	names := make([]string, len(documentCols))
+	for i, c := range documentCols {
+		names[i] = c.name
+	}
 	var n, size int64
-	for i, d := range docs {
-		key, sum := asString(d[6]), asString(d[5])
-		r, err := snap.open(ctx, key)
-		if err != nil {
-			return n, size, fmt.Errorf("document %v: %w", d[0], err)
+	for i, v := range docs {
+		d := contract.Document{ID: asInt(v[0]), FileName: asString(v[2]), Size: asInt(v[4]), SHA256: asString(v[5]), StorageKey: asString(v[6])}
+		row := make([]any, len(v))
+		for j, x := range v {
+			if row[j], err = toEngine(to, documentCols[j], x); err != nil {
+				return n, size, err
+			}
 		}
-		st, err := toBlobs.Stage(ctx, r, contract.MaxDocumentSize*4)
+		r, err := snap.open(ctx, d.StorageKey)
+		if err != nil {
+			return n, size, fmt.Errorf("document %d: %w", d.ID, err)
+		}
+		if to.pg != nil {
+			err = to.pg.ImportDocument(ctx, d, names, row, r)
+		} else {
+			err = to.sqlite.ImportDocument(ctx, d, names, row, r)
+		}
 		r.Close()
 		if err != nil {
-			return n, size, fmt.Errorf("document %v: %w", d[0], err)
+			return n, size, fmt.Errorf("document %d: %w", d.ID, err)
 		}
-		if st.SHA256() != sum {
-			st.Discard()
-			return n, size, fmt.Errorf("document %v: its bytes do not match its SHA-256", d[0])
-		}
-		size += st.Size()
-		newKey, err := st.Commit(ctx)
-		if err != nil {
-			return n, size, err
-		}
-		row := make([]any, len(d))
-		for j, v := range d {
-			if row[j], err = toEngine(to, documentCols[j], v); err != nil {
-				return n, size, err
-			}
-		}
-		row[6] = newKey
-		batch = append(batch, row)
-		if len(batch) == copyBatch || i == len(docs)-1 {
-			if err := importRows(ctx, to, "contract_documents", documentCols, batch); err != nil {
-				return n, size, err
-			}
-			n += int64(len(batch))
-			batch = nil
+		n, size = n+1, size+d.Size
+		if n%copyBatch == 0 || i == len(docs)-1 {
 			fmt.Fprintf(progress, "contract_documents: %d/%d (with their bytes)\n", n, len(docs))
 		}
 	}

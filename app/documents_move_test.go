@@ -22,8 +22,8 @@ import (
 // oldLayout turns the SQLite database at db into what the release before
 // documents moved into the database left: every document's bytes a file
 // under dataDir/documents written as that release wrote them (blobfs),
-// its row naming the file's key, and no document tables or migration
-// 0018. It returns each document's SHA-256 by id.
+// its row naming the file's key, and no document tables, nor migrations
+// 0018 and 0019. It returns each document's SHA-256 by id.
 func oldLayout(t *testing.T, db, dataDir string) map[int64]string {
 	t.Helper()
 	is := is.New(t)
@@ -63,7 +63,8 @@ func oldLayout(t *testing.T, db, dataDir string) map[int64]string {
 		is.NoErr(err)
 		sums[d.id] = d.sum
 	}
-	for _, q := range []string{`DROP TABLE document_chunks`, `DROP TABLE document_blobs`, `DELETE FROM schema_migrations WHERE version = 18`} {
+	for _, q := range []string{`DROP TRIGGER contract_documents_bytes`, `DROP TABLE document_chunks`, `DROP TABLE document_blobs`,
+		`DELETE FROM schema_migrations WHERE version IN (18, 19)`} {
 		_, err := conn.Exec(q)
 		is.NoErr(err)
 	}

@@ -76,14 +76,19 @@ type Stores struct {
 	// SetNow sets the clock the stores stamp their own writes with.
 	SetNow func(func() time.Time)
 
+	// TryLock runs a background job on one instance at a time: a
+	// PostgreSQL advisory lock, or on SQLite a lock of the machine's
+	// file system beside the file (sqlite.DB.TryLock), for the services
+	// a restart may overlap on it.
+	TryLock func(ctx context.Context, name string) (bool, func(), error)
+
 	// What several instances on one PostgreSQL database share; nil on
 	// SQLite, whose single file is served by one process.
 	//
 	// Listen follows other instances' changes until ctx ends (see
-	// postgres.DB.Listen); TryLock runs a background job on one instance
-	// at a time; RateLimiter counts the sign-in limit in the database.
+	// postgres.DB.Listen); RateLimiter counts the sign-in limit in the
+	// database.
 	Listen      func(ctx context.Context, log *slog.Logger, onChange func(payload string))
-	TryLock     func(ctx context.Context, name string) (bool, func(), error)
 	RateLimiter interface {
 		ports.RateLimiter
 		PruneRates(ctx context.Context, now time.Time) error
@@ -135,7 +140,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},
-		Ping: db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+		Ping: db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close, TryLock: db.TryLock,
 	}, nil
 }
 

@@ -17,12 +17,15 @@ func (a *App) startHousekeeping(store AccountStore) {
 	a.metrics.Job(metrics.JobHousekeeping)
 	a.every(pruneInterval, func(ctx context.Context) {
 		pruned := true
-		if a.db.TryLock != nil { // one instance at a time
-			ok, unlock, err := a.db.TryLock(ctx, "housekeeping")
-			if err != nil || !ok {
-				return
-			}
-			defer unlock()
+		ok, unlock, err := a.db.TryLock(ctx, "housekeeping") // one instance at a time
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn("housekeeping lock", "err", err)
+		}
+		if err != nil || !ok {
+			return
+		}
+		defer unlock()
+		if a.db.RateLimiter != nil {
 			if err := a.db.RateLimiter.PruneRates(ctx, a.cfg.Clock.Now()); err != nil {
 				pruned = false
 				if ctx.Err() == nil {

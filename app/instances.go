@@ -20,12 +20,9 @@ func (a *App) followChanges() {
 }
 
 // exclusive wraps a background job so that, of several instances on one
-// PostgreSQL database, one runs it at a time (a session advisory lock
-// named after the job); the others skip that round. On SQLite it is fn.
+// database, one runs it at a time (Stores.TryLock, named after the job);
+// the others skip that round.
 func (a *App) exclusive(name string, fn func(context.Context) (int, error)) func(context.Context) (int, error) {
-	if a.db.TryLock == nil {
-		return fn
-	}
 	return func(ctx context.Context) (int, error) {
 		ok, unlock, err := a.db.TryLock(ctx, name)
 		if err != nil || !ok {

@@ -93,3 +93,72 @@ func TestScheduledBackups(t *testing.T) {
 	is.Equal(r.Status, 403) // not a system administrator
 	is.Equal(s.Do(t, "GET", "/api/system/backups", "", nil).Status, 401)
 }
+
+// TestScheduledBackupsOnSeveralInstances runs three instances on one
+// database (one SQLite file, or one PostgreSQL database) with one backup
+// folder, one clock and a short interval: each interval's backup is
+// written once, by one of them, and every instance lists it once.
+func TestScheduledBackupsOnSeveralInstances(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := filepath.Join(t.TempDir(), "backups")
+	clock := apptest.NewClock(apptest.Start)
+	var s []*apptest.Server
+	for i := range 3 {
+		s = append(s, apptest.New(t, func(c *app.Config) {
+			c.BackupDir, c.BackupKeep, c.BackupEvery = dir, 100, 20*time.Millisecond
+			c.Clock = clock
+			if i > 0 { // the first's database, behind one public address
+				c.DB, c.PublicURL = s[0].Config.DB, s[0].Config.PublicURL
+			}
+		}))
+	}
+	tok := s[0].Admin(t)
+	list := func(srv *apptest.Server) []backupItem {
+		var page struct{ Items []backupItem }
+		srv.Do(t, "GET", "/api/system/backups", tok, nil).Expect(t, 200, "backups").JSON(t, &page)
+		return page.Items
+	}
+	// waitNow waits for an attempt made at the clock's time.
+	waitNow := func() {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute) // a backup of PostgreSQL under -race and load takes seconds
+		for {
+			items := list(s[0])
+			if len(items) > 0 && !items[0].CreatedAt.Before(clock.Now().Truncate(time.Millisecond)) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no backup at %s within 2 minutes", clock.Now())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	const intervals = 6
+	want := []string{}
+	for i := range intervals {
+		if i > 0 {
+			clock.Advance(time.Second) // the next interval, for every instance at once
+		}
+		waitNow()
+		want = append([]string{"counsel-" + clock.Now().UTC().Format("20060102T150405Z") + ".db"}, want...)
+		// Every instance looks many times meanwhile (20 ms apart), and
+		// finds the backup of this interval written.
+		time.Sleep(200 * time.Millisecond)
+	}
+	var files []string
+	entries, err := os.ReadDir(dir)
+	is.NoErr(err)
+	for _, e := range entries {
+		files = append([]string{e.Name()}, files...) // newest first, as listed
+	}
+	is.Equal(files, want) // one file an interval, nothing half-written beside them
+	for _, srv := range s {
+		var names []string
+		for _, b := range list(srv) {
+			is.True(b.OK) // no attempt collided with another's
+			names = append(names, b.Name)
+		}
+		is.Equal(names, want) // each listed once, on every instance
+	}
+}

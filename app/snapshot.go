@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/sqlite"
-	"counsel/ports"
 )
 
 // snapshot reads a whole Counsel database as of one moment: on PostgreSQL
@@ -193,9 +192,10 @@ func allTables() []copyTable {
 }
 
 // copyInto copies everything snap sees into the empty database to
-// (documents into toBlobs) and sets its id sequences past the source's.
+// (each document with its bytes) and sets its id sequences past the
+// source's.
 // It returns the row count per table and the documents' bytes.
-func copyInto(ctx context.Context, snap *snapshot, to *Stores, toBlobs ports.BlobStore, progress io.Writer) (map[string]int64, int64, error) {
+func copyInto(ctx context.Context, snap *snapshot, to *Stores, progress io.Writer) (map[string]int64, int64, error) {
 	counts := map[string]int64{}
 	for _, t := range copyTables {
 		n, err := copyTableRows(ctx, snap, to, t, progress)
@@ -204,7 +204,7 @@ func copyInto(ctx context.Context, snap *snapshot, to *Stores, toBlobs ports.Blo
 		}
 		counts[t.name] = n
 	}
-	n, size, err := copyDocuments(ctx, snap, to, toBlobs, progress)
+	n, size, err := copyDocuments(ctx, snap, to, progress)
 	if err != nil {
 		return nil, 0, fmt.Errorf("copy documents: %w", err)
 	}

@@ -31,9 +31,9 @@ type ContractStore interface {
 	UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error)
 	// DeleteContract loads contract id, asks fn (which refuses with an
 	// error or returns the entries to record), and removes the contract
-	// and its documents' rows. The audit trail stays. It returns the
-	// removed documents so the caller can delete their files after the
-	// commit. ENOTFOUND if unknown or deleted.
+	// and its documents, rows and bytes, in one transaction. The audit
+	// trail stays. It returns the documents removed. ENOTFOUND if unknown
+	// or deleted.
 	DeleteContract(ctx context.Context, id int64, fn func(c contract.Contract) ([]contract.AuditEntry, error)) ([]contract.Document, error)
 	// History returns a page of a contract's audit trail, newest first,
 	// and its length. It answers for deleted contracts too; ENOTFOUND only
@@ -43,21 +43,24 @@ type ContractStore interface {
 	// date is before now, earliest end first.
 	DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error)
 
-	// AddDocument records document d of contract d.ContractID (its ID is
-	// assigned) with the entries of audit, after check (nil: none) has
-	// accepted the number of documents the contract holds, counted in the
-	// same transaction (contract.CheckRoomForDocument). ENOTFOUND if the
-	// contract is unknown; an error from check is returned as is, with
-	// nothing written.
-	AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry, check func(documents int) error) (contract.Document, error)
+	// AddDocument records document d of contract d.ContractID with its
+	// bytes and the entries of audit, in one transaction, after check
+	// (nil: none) has accepted the number of documents the contract
+	// holds, counted in the same transaction
+	// (contract.CheckRoomForDocument). The store assigns the ID and a new
+	// StorageKey (any given is ignored). ENOTFOUND if the contract is
+	// unknown; an error from check is returned as is; in every failure,
+	// bytes whose size or SHA-256 differ from the row's included, nothing
+	// is written.
+	AddDocument(ctx context.Context, d NewDocument, audit []contract.AuditEntry, check func(documents int) error) (contract.Document, error)
 	// Documents lists a contract's documents, oldest first. ENOTFOUND if
 	// the contract is unknown.
 	Documents(ctx context.Context, contractID int64) ([]contract.Document, error)
 	// Document returns one document of a contract. ENOTFOUND if either is
 	// unknown or the document belongs to another contract.
 	Document(ctx context.Context, contractID, docID int64) (contract.Document, error)
-	// RemoveDocument deletes a document's row, with the entries fn returns
-	// for it, and returns the removed document. fn gets the contract's
+	// RemoveDocument deletes a document, its row and its bytes, with the
+	// entries fn returns for it, and returns the removed document. fn gets the contract's
 	// status as the same transaction reads it (the contract's row held
 	// against concurrent changes), so a rule on the status holds at the
 	// delete; an error from fn is returned as is, with nothing written.
@@ -65,35 +68,42 @@ type ContractStore interface {
 	RemoveDocument(ctx context.Context, contractID, docID int64, fn func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error)) (contract.Document, error)
 }
 
-// BlobStore keeps document files. A file becomes visible under its key
-// only complete and durable (written to a temporary file, synced, renamed,
-// directory synced), so a failed or interrupted upload leaves nothing
-// behind under a key.
+// NewDocument is a document to store and its bytes: Body holds
+// Document.Size bytes whose SHA-256 is Document.SHA256 (a StagedBlob, or
+// bytes in memory). The store reads Body one chunk at a time, possibly
+// more than once (a transaction retried).
+type NewDocument struct {
+	contract.Document
+	Body io.ReaderAt
+}
+
+// BlobStore spools uploads and reads stored document bytes. The bytes are
+// written by the stores, in the transaction of their document's row
+// (ContractStore.AddDocument, EvidenceStore.AddEvidence), and removed in
+// the transaction that removes the row, so no row names missing bytes
+// and no bytes outlive their row.
 type BlobStore interface {
 	// Stage streams r into a temporary file while hashing and counting
 	// it, reading at most max bytes. ETOOLARGE when r holds more (the
 	// temporary file is removed); errors from r are returned wrapped.
 	Stage(ctx context.Context, r io.Reader, max int64) (StagedBlob, error)
-	// Open opens the blob under key for reading. ENOTFOUND if there is
-	// none.
+	// Open opens the document bytes under key for reading. ENOTFOUND if
+	// there are none.
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, error)
-	// Delete removes the blob under key; a missing blob is not an error.
-	Delete(ctx context.Context, key string) error
 }
 
-// StagedBlob is an uploaded file not yet kept. Exactly one of Commit and
-// Discard must be called; Discard after Commit does nothing, so callers
-// can defer it.
+// StagedBlob is an upload spooled to a temporary file, to be checked and
+// then stored as a NewDocument's Body. Discard must be called once done
+// with it (after the store has written it, or instead).
 type StagedBlob interface {
-	// ReaderAt reads the staged bytes (to recognise their type).
+	// ReaderAt reads the staged bytes (to recognise their type, and for
+	// the store to copy them).
 	io.ReaderAt
 	// Size is the number of bytes staged.
 	Size() int64
 	// SHA256 is the lower-case hex SHA-256 of the bytes.
 	SHA256() string
-	// Commit makes the file durable under a new key and returns the key.
-	Commit(ctx context.Context) (string, error)
-	// Discard removes the temporary file.
+	// Discard removes the temporary file; calling it again does nothing.
 	Discard() error
 }
 

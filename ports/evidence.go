@@ -78,13 +78,14 @@ type EvidenceStore interface {
 	// digitalContractSubmissionId is submissionID. ENOTFOUND if none.
 	ContractBySubmission(ctx context.Context, submissionID string) (contract.Contract, error)
 	// AddEvidence records, in one transaction, that the evidence of
-	// submission submissionID is stored: the documents docs (their IDs
-	// are assigned; the contract's document limit does not apply) and the
-	// entries of audit. When that submission's evidence was recorded
-	// before, nothing changes, applied is false and the documents
-	// returned are the ones recorded then. ENOTFOUND when no contract has
-	// the submission.
-	AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) (stored []contract.Document, applied bool, err error)
+	// submission submissionID is stored: the documents docs with their
+	// bytes (IDs and storage keys are assigned; the contract's document
+	// limit does not apply) and the entries of audit. When that
+	// submission's evidence was recorded before, nothing changes (no
+	// bytes are written), applied is false and the documents returned
+	// are the ones recorded then. ENOTFOUND when no contract has the
+	// submission; on any error nothing is written.
+	AddEvidence(ctx context.Context, submissionID string, docs []NewDocument, audit []contract.AuditEntry) (stored []contract.Document, applied bool, err error)
 	// SignedDocumentBySHA256 reports whether a document of kind signed
 	// has the SHA-256 sha (lower-case hex).
 	SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error)

@@ -1,4 +1,6 @@
-// Package blobfs keeps document files in a folder (COUNSEL_DATA_DIR).
+// Package blobfs keeps document files in a folder (COUNSEL_DATA_DIR), as
+// the releases before documents lived in the database did; the service no
+// longer uses it, and tests build databases of that layout with it.
 //
 // An upload streams into a temporary file in DIR/tmp while it is hashed
 // and counted, so it is never held in memory. Committing it syncs the
@@ -23,7 +25,6 @@ import (
 	"time"
 
 	"counsel/domain"
-	"counsel/ports"
 )
 
 // staleAfter is the age at which Open removes leftover temporary files,
@@ -31,14 +32,12 @@ import (
 // MiB takes this long.
 const staleAfter = time.Hour
 
-// Store implements ports.BlobStore on a folder.
+// Store keeps document files in a folder.
 type Store struct {
 	docs string // committed files
 	tmp  string // uploads in progress
 	rand io.Reader
 }
-
-var _ ports.BlobStore = (*Store)(nil)
 
 // Open prepares dir (creating documents/ and tmp/ in it) and removes stale
 // temporary files. random makes keys; nil means crypto/rand.
@@ -83,13 +82,15 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// Stage implements ports.BlobStore.
-func (s *Store) Stage(ctx context.Context, r io.Reader, max int64) (ports.StagedBlob, error) {
+// Stage streams r into a temporary file while hashing and counting it,
+// reading at most max bytes. ETOOLARGE when r holds more (the temporary
+// file is removed); errors from r are returned wrapped.
+func (s *Store) Stage(ctx context.Context, r io.Reader, max int64) (*Staged, error) {
 	f, err := os.CreateTemp(s.tmp, "upload-*")
 	if err != nil {
 		return nil, fmt.Errorf("stage upload: %w", err)
 	}
-	b := &staged{s: s, f: f}
+	b := &Staged{s: s, f: f}
 	h := sha256.New()
 	// One read past max tells a file of exactly max bytes from a larger one.
 	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(ctxReader{ctx, r}, max+1))
@@ -105,8 +106,9 @@ func (s *Store) Stage(ctx context.Context, r io.Reader, max int64) (ports.Staged
 	return b, nil
 }
 
-// staged is a temporary file awaiting Commit or Discard.
-type staged struct {
+// Staged is a temporary file awaiting Commit or Discard. Exactly one of
+// them must be called; Discard after Commit does nothing.
+type Staged struct {
 	s    *Store
 	f    *os.File
 	size int64
@@ -114,12 +116,13 @@ type staged struct {
 	done bool
 }
 
-func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p, off) }
-func (b *staged) Size() int64                             { return b.size }
-func (b *staged) SHA256() string                          { return b.sum }
+func (b *Staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p, off) }
+func (b *Staged) Size() int64                             { return b.size }
+func (b *Staged) SHA256() string                          { return b.sum }
 
-// Commit implements ports.StagedBlob: sync, close, rename, sync folder.
-func (b *staged) Commit(ctx context.Context) (string, error) {
+// Commit makes the file durable under a new key and returns the key:
+// sync, close, rename, sync folder.
+func (b *Staged) Commit(ctx context.Context) (string, error) {
 	if b.done {
 		return "", errors.New("blob already committed or discarded")
 	}
@@ -147,8 +150,8 @@ func (b *staged) Commit(ctx context.Context) (string, error) {
 	return key, nil
 }
 
-// Discard implements ports.StagedBlob.
-func (b *staged) Discard() error {
+// Discard removes the temporary file.
+func (b *Staged) Discard() error {
 	if b.done {
 		return nil
 	}
@@ -196,7 +199,7 @@ func (s *Store) path(key string) (string, error) {
 	return filepath.Join(s.docs, key), nil
 }
 
-// Open implements ports.BlobStore.
+// Open opens the file under key. ENOTFOUND if there is none.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadSeekCloser, error) {
 	p, err := s.path(key)
 	if err != nil {
@@ -212,7 +215,7 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadSeekCloser, error)
 	return f, nil
 }
 
-// Delete implements ports.BlobStore.
+// Delete removes the file under key; a missing file is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	p, err := s.path(key)
 	if err != nil {

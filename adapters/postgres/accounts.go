@@ -487,8 +487,8 @@ func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, 
 }
 
 // Prune deletes sessions that ended more than a day before now, with
-// their refresh tokens, OTP rows whose code expired over an hour ago, and
-// document bytes over an hour old that no document names. It returns the number of sessions removed.
+// their refresh tokens, and OTP rows whose code expired over an hour ago.
+// It returns the number of sessions removed.
 func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.tx(ctx, func(x q) error {
@@ -497,14 +497,7 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 		if n, err = x.exec(ctx, `DELETE FROM sessions WHERE expires_at < ? OR revoked_at < ?`, cutoff, cutoff); err != nil {
 			return err
 		}
-		if _, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour)); err != nil {
-			return err
-		}
-		// A document's bytes are kept before its row (blobs.go): bytes
-		// an hour old that no row names are those of an upload whose
-		// instance stopped in between.
-		_, err = x.exec(ctx, `DELETE FROM document_blobs WHERE created_at < ?
-			AND NOT EXISTS (SELECT 1 FROM contract_documents d WHERE d.storage_key = document_blobs.storage_key)`, now.Add(-time.Hour))
+		_, err = x.exec(ctx, `DELETE FROM otps WHERE expires_at IS NULL OR expires_at < ?`, now.Add(-time.Hour))
 		return err
 	})
 	if err != nil {

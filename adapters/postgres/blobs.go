@@ -2,18 +2,20 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"counsel/domain"
+	"counsel/domain/contract"
 	"counsel/ports"
 
 	"counsel/adapters/sqlrow"
@@ -27,9 +29,12 @@ const chunkSize = 256 << 10
 // BlobStore implements ports.BlobStore in the database, so that every
 // instance reads what any instance stored. An upload is spooled to a
 // temporary file first (hashed and counted on the way, as the use case
-// needs its type and size before keeping it), then copied into the
-// database chunk by chunk in one transaction at Commit: a failed upload
-// leaves no rows, and no more than one chunk is in memory at a time.
+// needs its type and size before keeping it); the contract store then
+// copies it in, chunk by chunk, in the transaction that inserts its
+// document's row (writeDocumentBytes), so no more than one chunk is in
+// memory at a time and a row and its bytes are written together or not
+// at all. The trigger contract_documents_bytes removes the bytes with
+// their row.
 type BlobStore struct {
 	db  *DB
 	tmp string
@@ -91,53 +96,39 @@ func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p,
 func (b *staged) Size() int64                             { return b.size }
 func (b *staged) SHA256() string                          { return b.sum }
 
-// Commit implements ports.StagedBlob: the chunks and the blob's row in
-// one transaction, then the temporary file goes.
-func (b *staged) Commit(ctx context.Context) (string, error) {
-	if b.done {
-		return "", errors.New("blob already committed or discarded")
+// writeDocumentBytes stores the bytes of document d, read from r, under
+// key in x's transaction, and fails (the caller rolling it back) unless
+// they are the size and SHA-256 d states.
+func writeDocumentBytes(ctx context.Context, x q, d contract.Document, key string, r io.Reader, now time.Time) error {
+	if _, err := x.exec(ctx, `INSERT INTO document_blobs (storage_key, size, created_at) VALUES (?, ?, ?)`, key, d.Size, now); err != nil {
+		return err
 	}
-	var k [16]byte
-	if _, err := rand.Read(k[:]); err != nil {
-		return "", fmt.Errorf("blob key: %w", err)
-	}
-	key := hex.EncodeToString(k[:])
-	err := b.s.db.tx(ctx, func(x q) error {
-		if _, err := x.exec(ctx, `INSERT INTO document_blobs (storage_key, size, created_at) VALUES (?, ?, ?)`, key, b.size, b.s.db.Now()); err != nil {
-			return err
-		}
-		return writeChunks(ctx, x, key, io.NewSectionReader(b.f, 0, b.size))
-	})
-	if err != nil {
-		return "", fmt.Errorf("keep upload: %w", err)
-	}
-	b.Discard()
-	return key, nil
-}
-
-// writeChunks stores r under key with COPY, reading one chunk at a time
-// into one buffer: pgx encodes each row before asking for the next, so
-// the upload is never in memory twice, nor once whole.
-func writeChunks(ctx context.Context, x q, key string, r io.Reader) error {
 	c, ok := x.c.(interface {
 		CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
 	})
 	if !ok {
 		return errors.New("write chunks: not in a transaction")
 	}
-	src := &chunkSource{key: key, r: r, buf: make([]byte, chunkSize), seq: -1}
-	_, err := c.CopyFrom(ctx, pgx.Identifier{"document_chunks"}, []string{"storage_key", "seq", "data"}, src)
-	return err
+	src := &chunkSource{key: key, r: r, buf: make([]byte, chunkSize), seq: -1, h: sha256.New()}
+	if _, err := c.CopyFrom(ctx, pgx.Identifier{"document_chunks"}, []string{"storage_key", "seq", "data"}, src); err != nil {
+		return err
+	}
+	return sqlrow.CheckBytes(d, src.size, hex.EncodeToString(src.h.Sum(nil)))
 }
 
-// chunkSource is the rows of one blob for COPY.
+// chunkSource is the rows of one blob for COPY, read one chunk at a time
+// into one buffer: pgx encodes each row before asking for the next, so
+// the bytes are never in memory twice, nor once whole. It counts and
+// hashes what it reads.
 type chunkSource struct {
-	key string
-	r   io.Reader
-	buf []byte
-	n   int
-	seq int
-	err error
+	key  string
+	r    io.Reader
+	buf  []byte
+	n    int
+	seq  int
+	err  error
+	h    hash.Hash
+	size int64
 }
 
 func (c *chunkSource) Next() bool {
@@ -153,6 +144,8 @@ func (c *chunkSource) Next() bool {
 		return false
 	}
 	c.n, c.seq = n, c.seq+1
+	c.h.Write(c.buf[:n])
+	c.size += int64(n)
 	return true
 }
 
@@ -265,10 +258,16 @@ func (r *blobReader) Close() error {
 	return nil
 }
 
-// Delete implements ports.BlobStore.
-func (s *BlobStore) Delete(ctx context.Context, key string) error {
-	return s.db.tx(ctx, func(x q) error {
-		_, err := x.exec(ctx, `DELETE FROM document_blobs WHERE storage_key = ?`, key)
-		return err
+// ImportDocument writes one document copied from another database in one
+// transaction: its bytes, read from r, under d.StorageKey, then its row
+// (cols and row as Import takes them). Nothing is written unless the
+// bytes are the size and SHA-256 d states. counsel copy and restore use
+// it, into a database that holds nothing else.
+func (db *DB) ImportDocument(ctx context.Context, d contract.Document, cols []string, row []any, r io.Reader) error {
+	return db.tx(ctx, func(x q) error {
+		if err := writeDocumentBytes(ctx, x, d, d.StorageKey, r, db.Now()); err != nil {
+			return err
+		}
+		return copyRows(ctx, x, "contract_documents", cols, [][]any{row})
 	})
 }

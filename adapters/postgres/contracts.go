@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID s
 
 // AddEvidence implements ports.EvidenceStore. The contract's row is
 // locked, so two instances storing one submission's evidence store it once.
-func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
 	var out []contract.Document
 	applied := false
 	err := s.db.tx(ctx, func(x q) error {
@@ -79,8 +80,15 @@ func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, do
 			return err
 		}
 		applied = true
-		for _, d := range docs {
+		for _, nd := range docs {
+			d := nd.Document
 			d.ContractID = id
+			if d.StorageKey, err = sqlrow.NewStorageKey(); err != nil {
+				return err
+			}
+			if err := writeDocumentBytes(ctx, x, d, d.StorageKey, io.NewSectionReader(nd.Body, 0, d.Size), s.db.Now()); err != nil {
+				return fmt.Errorf("store the bytes of %q: %w", d.FileName, err)
+			}
 			if d.ID, err = insertDocument(ctx, x, d); err != nil {
 				return err
 			}

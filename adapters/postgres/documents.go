@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"io"
+
+	"counsel/ports"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
@@ -23,12 +26,16 @@ func insertDocument(ctx context.Context, x q, d contract.Document) (int64, error
 	return sqlrow.InsertDocument(ctx, x, dialect{}, d)
 }
 
-// AddDocument implements ports.ContractStore. The contract's row is
-// locked, so instances adding documents at once count them one by one.
-func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry, check func(int) error) (contract.Document, error) {
+// AddDocument implements ports.ContractStore: the bytes, the row and the
+// audit entries in one transaction. The contract's row is locked, so
+// instances adding documents at once count them one by one.
+func (s *ContractStore) AddDocument(ctx context.Context, d ports.NewDocument, audit []contract.AuditEntry, check func(int) error) (contract.Document, error) {
 	var out contract.Document
 	err := s.db.tx(ctx, func(x q) (err error) {
-		out, err = sqlrow.AddDocument(ctx, x, dialect{}, d, audit, check, pgLocks.Update)
+		write := func(key string) error {
+			return writeDocumentBytes(ctx, x, d.Document, key, io.NewSectionReader(d.Body, 0, d.Size), s.db.Now())
+		}
+		out, err = sqlrow.AddDocument(ctx, x, dialect{}, d.Document, write, audit, check, pgLocks.Update)
 		return err
 	})
 	return out, err

@@ -83,13 +83,21 @@ func lockKey(name string) int64 {
 
 // TryLock takes the session advisory lock of a background job, so that
 // of several instances one runs it at a time. ok is false when another
-// holds it; otherwise unlock releases it.
+// holds it; otherwise unlock releases it. Advisory locks are the whole
+// database's, so the key is the job's in this schema: Counsel databases
+// in other schemas of one database (each test has one) do not wait for
+// each other's jobs.
 func (db *DB) TryLock(ctx context.Context, name string) (ok bool, unlock func(), err error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return false, nil, err
 	}
-	key := lockKey(name)
+	var schema string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(current_schema(), '')`).Scan(&schema); err != nil {
+		conn.Release()
+		return false, nil, err
+	}
+	key := lockKey(name + " in " + schema)
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
 		conn.Release()
 		return false, nil, err

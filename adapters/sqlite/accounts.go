@@ -522,9 +522,8 @@ func (s *AccountStore) UserIDByEmail(ctx context.Context, email string) (int64, 
 // Prune deletes what sign-in no longer needs, so the file does not grow
 // with every sign-in: sessions that ended (expired or revoked) more than a
 // day before now, with their refresh tokens, and one-time-password rows
-// whose code expired more than an hour ago, and document bytes no
-// document names (see orphanBlobs). It returns the
-// number of sessions removed.
+// whose code expired more than an hour ago. It returns the number of
+// sessions removed.
 func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
@@ -536,13 +535,7 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 		n, _ = res.RowsAffected()
 		// A code expires TTL after its send, so a row whose code expired over
 		// an hour ago has no send left inside the hourly window either.
-		if _, err = tx.ExecContext(ctx, `DELETE FROM otps WHERE expires_at < ?`, ms(now.Add(-time.Hour))); err != nil {
-			return err
-		}
-		// A document's bytes are kept before its row (blobs.go): bytes
-		// an hour old that no row names are those of an upload whose
-		// process stopped in between.
-		_, err = tx.ExecContext(ctx, orphanBlobs, ms(now.Add(-time.Hour)))
+		_, err = tx.ExecContext(ctx, `DELETE FROM otps WHERE expires_at < ?`, ms(now.Add(-time.Hour)))
 		return err
 	})
 	if err != nil {
@@ -552,8 +545,3 @@ func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) 
 	// nothing changed much, a sampled ANALYZE of a table that did.
 	return n, s.db.Optimize(ctx)
 }
-
-// orphanBlobs deletes the document bytes created before ? that no
-// document row names.
-const orphanBlobs = `DELETE FROM document_blobs WHERE created_at < ?
-	AND NOT EXISTS (SELECT 1 FROM contract_documents d WHERE d.storage_key = document_blobs.storage_key)`

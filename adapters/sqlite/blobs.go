@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"counsel/domain"
+	"counsel/domain/contract"
 	"counsel/ports"
 
 	"counsel/adapters/sqlrow"
@@ -29,12 +29,12 @@ const chunkSize = 256 << 10
 // BlobStore implements ports.BlobStore in the database file
 // (document_blobs and document_chunks), so the file is the whole record.
 // An upload is spooled to a temporary file first (hashed and counted on
-// the way: the use case needs its type and size before keeping it), then
-// copied in chunk by chunk in one transaction at Commit: a failed upload
-// leaves no rows, and no more than one chunk is in memory at a time. The
-// blob is committed before the document's row that names it, so a row
-// never names bytes that are not there; a blob whose row could not be
-// written is deleted again by the use case (ports.BlobStore).
+// the way: the use case needs its type and size before keeping it); the
+// contract store then copies it in, chunk by chunk, in the transaction
+// that inserts its document's row (writeDocumentBytes), so no more than
+// one chunk is in memory at a time and a row and its bytes are written
+// together or not at all. The trigger contract_documents_bytes removes
+// the bytes with their row.
 type BlobStore struct {
 	db    *DB
 	spool string
@@ -130,38 +130,27 @@ func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p,
 func (b *staged) Size() int64                             { return b.size }
 func (b *staged) SHA256() string                          { return b.sum }
 
-// Commit implements ports.StagedBlob: the blob's row and its chunks in
-// one transaction, then the spooled file goes.
-func (b *staged) Commit(ctx context.Context) (string, error) {
-	if b.done {
-		return "", errors.New("blob already committed or discarded")
-	}
-	var k [16]byte
-	if _, err := rand.Read(k[:]); err != nil {
-		return "", fmt.Errorf("blob key: %w", err)
-	}
-	key := hex.EncodeToString(k[:])
-	err := b.s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := writeBlob(ctx, tx, key, io.NewSectionReader(b.f, 0, b.size), ms(b.s.db.Now()))
-		return err
-	})
+// writeDocumentBytes stores the bytes of document d, read from r, under
+// key in tx, and fails (the caller rolling tx back) unless they are the
+// size and SHA-256 d states.
+func writeDocumentBytes(ctx context.Context, tx *sql.Tx, d contract.Document, key string, r io.Reader, now int64) error {
+	size, sum, err := writeBlob(ctx, tx, key, r, now)
 	if err != nil {
-		return "", fmt.Errorf("keep upload: %w", err)
+		return err
 	}
-	b.Discard()
-	return key, nil
+	return sqlrow.CheckBytes(d, size, sum)
 }
 
 // writeBlob stores r under key in tx, reading one chunk at a time into
-// one buffer, and returns the SHA-256 of what it stored.
-func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int64) (string, error) {
+// one buffer, and returns the size and SHA-256 of what it stored.
+func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int64) (int64, string, error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO document_chunks (storage_key, seq, data) VALUES (?, ?, ?)`)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
 	defer stmt.Close()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO document_blobs (storage_key, size, created_at) VALUES (?, 0, ?)`, key, now); err != nil {
-		return "", err
+		return 0, "", err
 	}
 	h := sha256.New()
 	buf := make([]byte, chunkSize)
@@ -172,11 +161,11 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 			break
 		}
 		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return "", err
+			return 0, "", err
 		}
 		h.Write(buf[:n])
 		if _, err := stmt.ExecContext(ctx, key, seq, buf[:n]); err != nil {
-			return "", err
+			return 0, "", err
 		}
 		size += int64(n)
 		if n < chunkSize {
@@ -184,9 +173,9 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE document_blobs SET size = ? WHERE storage_key = ?`, size, key); err != nil {
-		return "", err
+		return 0, "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return size, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Discard implements ports.StagedBlob.
@@ -302,10 +291,16 @@ func (r *blobReader) Close() error {
 	return nil
 }
 
-// Delete implements ports.BlobStore.
-func (s *BlobStore) Delete(ctx context.Context, key string) error {
-	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM document_blobs WHERE storage_key = ?`, key)
-		return err
+// ImportDocument writes one document copied from another database in one
+// transaction: its bytes, read from r, under d.StorageKey, then its row
+// (cols and row as Import takes them). Nothing is written unless the
+// bytes are the size and SHA-256 d states. counsel copy and restore use
+// it, into a database that holds nothing else.
+func (db *DB) ImportDocument(ctx context.Context, d contract.Document, cols []string, row []any, r io.Reader) error {
+	return db.writeTx(ctx, func(tx *sql.Tx) error {
+		if err := writeDocumentBytes(ctx, tx, d, d.StorageKey, r, ms(db.Now())); err != nil {
+			return err
+		}
+		return insertRows(ctx, tx, "contract_documents", cols, [][]any{row})
 	})
 }

@@ -138,12 +138,12 @@ func (db *DB) moveDocumentFile(ctx context.Context, folder string, d fileDocumen
 	}
 	defer f.Close()
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		sum, err := writeBlob(ctx, tx, d.key, f, ms(db.Now()))
+		n, sum, err := writeBlob(ctx, tx, d.key, f, ms(db.Now()))
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.describe(path), err)
 		}
-		if sum != d.sum {
-			return fmt.Errorf("%s changed while it was moved into the database (sha256 %s, the record says %s)", d.describe(path), sum, d.sum)
+		if n != d.size || sum != d.sum {
+			return fmt.Errorf("%s changed while it was moved into the database (%d bytes, sha256 %s; the record says %d bytes, sha256 %s)", d.describe(path), n, sum, d.size, d.sum)
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
@@ -45,7 +46,7 @@ func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID s
 }
 
 // AddEvidence implements ports.EvidenceStore.
-func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []contract.Document, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
 	var out []contract.Document
 	applied := false
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
@@ -72,13 +73,18 @@ func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, do
 			return err
 		}
 		applied = true
-		for _, d := range docs {
+		for _, nd := range docs {
+			d := nd.Document
 			d.ContractID = id
-			docID, err := insertDocument(ctx, tx, d)
-			if err != nil {
+			if d.StorageKey, err = sqlrow.NewStorageKey(); err != nil {
 				return err
 			}
-			d.ID = docID
+			if err := writeDocumentBytes(ctx, tx, d, d.StorageKey, io.NewSectionReader(nd.Body, 0, d.Size), ms(s.db.Now())); err != nil {
+				return fmt.Errorf("store the bytes of %q: %w", d.FileName, err)
+			}
+			if d.ID, err = insertDocument(ctx, tx, d); err != nil {
+				return err
+			}
 			out = append(out, d)
 		}
 		return insertAudit(ctx, tx, id, audit)

@@ -9,6 +9,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/contract"
+	"counsel/ports"
 )
 
 func TestUpdateBySubmission(t *testing.T) {
@@ -122,8 +123,8 @@ func TestDocumentByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := st.AddDocument(ctx, contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF, Size: 3,
-		SHA256: "00", StorageKey: "k1", UploadedAt: contractT0, UploadedBy: uid}, nil, nil)
+	d, err := st.AddDocument(ctx, withBytes(contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF,
+		UploadedAt: contractT0, UploadedBy: uid}, "abc"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +143,9 @@ func TestDocumentByID(t *testing.T) {
 				is.Equal(domain.ErrorCode(err), tc.code) // not found
 				return
 			}
-			is.NoErr(err)                  // found
-			is.Equal(got.ContractID, c.ID) // with its contract
-			is.Equal(got.StorageKey, "k1") // and its file
+			is.NoErr(err)                          // found
+			is.Equal(got.ContractID, c.ID)         // with its contract
+			is.Equal(got.StorageKey, d.StorageKey) // and its bytes
 		})
 	}
 }
@@ -158,10 +159,10 @@ func TestAddEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evidence := func(key string) []contract.Document {
-		return []contract.Document{
-			{FileName: "signed.pdf", ContentType: contract.ContentTypePDF, Size: 1, SHA256: "s-" + key, StorageKey: "k-s-" + key, UploadedAt: contractT0, Kind: contract.KindSigned},
-			{FileName: "audit.pdf", ContentType: contract.ContentTypePDF, Size: 1, SHA256: "a-" + key, StorageKey: "k-a-" + key, UploadedAt: contractT0, Kind: contract.KindAudit},
+	evidence := func(key string) []ports.NewDocument {
+		return []ports.NewDocument{
+			withBytes(contract.Document{FileName: "signed.pdf", ContentType: contract.ContentTypePDF, UploadedAt: contractT0, Kind: contract.KindSigned}, "s-"+key),
+			withBytes(contract.Document{FileName: "audit.pdf", ContentType: contract.ContentTypePDF, UploadedAt: contractT0, Kind: contract.KindAudit}, "a-"+key),
 		}
 	}
 	entry := []contract.AuditEntry{{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: contractT0, Details: "sha"}}
@@ -185,10 +186,10 @@ func TestAddEvidence(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(n, int64(2)) // created + one signingCompleted
 
-	ok, err := st.SignedDocumentBySHA256(ctx, "s-1")
+	ok, err := st.SignedDocumentBySHA256(ctx, withBytes(contract.Document{}, "s-1").SHA256)
 	is.NoErr(err)
 	is.True(ok) // the signed PDF is found by its hash
-	ok, err = st.SignedDocumentBySHA256(ctx, "a-1")
+	ok, err = st.SignedDocumentBySHA256(ctx, withBytes(contract.Document{}, "a-1").SHA256)
 	is.NoErr(err)
 	is.True(!ok) // an audit certificate is not a signed document
 

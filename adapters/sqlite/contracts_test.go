@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/decimal"
+	"counsel/ports"
 )
 
 var contractT0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -465,16 +468,16 @@ func TestContractStoreDocuments(t *testing.T) {
 	is.NoErr(err)
 	other, err := s.CreateContract(ctx, newContract("Other"), created(uid, contractT0))
 	is.NoErr(err)
-	doc := func(i int) contract.Document {
-		return contract.Document{ContractID: c.ID, FileName: fmt.Sprintf("f%d.pdf", i), ContentType: contract.ContentTypePDF, Size: int64(i),
-			SHA256: strings.Repeat("a", 64), UploadedAt: contractT0, UploadedBy: uid, StorageKey: fmt.Sprintf("%032x", i)}
+	doc := func(i int) ports.NewDocument {
+		return withBytes(contract.Document{ContractID: c.ID, FileName: fmt.Sprintf("f%d.pdf", i), ContentType: contract.ContentTypePDF,
+			UploadedAt: contractT0, UploadedBy: uid}, strings.Repeat("a", i))
 	}
 	added := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: contractT0, Details: "f1.pdf"}}
 	d1, err := s.AddDocument(ctx, doc(1), added, nil)
-	is.NoErr(err)                              // added
-	is.True(d1.ID > 0)                         // id assigned
-	is.Equal(d1.StorageKey, doc(1).StorageKey) // key kept
-	_, err = s.AddDocument(ctx, contract.Document{ContractID: 999, StorageKey: "k"}, nil, nil)
+	is.NoErr(err)                    // added
+	is.True(d1.ID > 0)               // id assigned
+	is.Equal(len(d1.StorageKey), 32) // key assigned
+	_, err = s.AddDocument(ctx, withBytes(contract.Document{ContractID: 999}, "x"), nil, nil)
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // unknown contract
 
 	_, err = s.Document(ctx, other.ID, d1.ID)
@@ -502,7 +505,7 @@ func TestContractStoreDocuments(t *testing.T) {
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: uid, At: contractT0, Details: d.FileName}}, nil
 	})
 	is.NoErr(err)
-	is.Equal(removed.StorageKey, d1.StorageKey) // the removed document, for its file
+	is.Equal(removed.StorageKey, d1.StorageKey) // the removed document
 	_, err = s.RemoveDocument(ctx, c.ID, d1.ID, func(contract.Status, contract.Document) ([]contract.AuditEntry, error) { return nil, nil })
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // already gone
 
@@ -570,4 +573,12 @@ func TestContractStoreAmountRoundTrip(t *testing.T) {
 		}
 	}
 	is.Equal(sum.StringFixed(2), "0.30") // 0.1 + 0.2 is 0.30 after a round trip
+}
+
+// withBytes is d to be stored with body as its bytes (its Size and
+// SHA256 those of body).
+func withBytes(d contract.Document, body string) ports.NewDocument {
+	sum := sha256.Sum256([]byte(body))
+	d.Size, d.SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
+	return ports.NewDocument{Document: d, Body: strings.NewReader(body)}
 }

@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"io"
+
+	"counsel/ports"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
@@ -21,12 +24,16 @@ func insertDocument(ctx context.Context, tx *sql.Tx, d contract.Document) (int64
 	return sqlrow.InsertDocument(ctx, sq{tx}, dialect{}, d)
 }
 
-// AddDocument implements ports.ContractStore.
-func (s *ContractStore) AddDocument(ctx context.Context, d contract.Document, audit []contract.AuditEntry, check func(int) error) (contract.Document, error) {
+// AddDocument implements ports.ContractStore: the bytes, the row and the
+// audit entries in one transaction.
+func (s *ContractStore) AddDocument(ctx context.Context, d ports.NewDocument, audit []contract.AuditEntry, check func(int) error) (contract.Document, error) {
 	var out contract.Document
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
+		write := func(key string) error {
+			return writeDocumentBytes(ctx, tx, d.Document, key, io.NewSectionReader(d.Body, 0, d.Size), ms(s.db.Now()))
+		}
 		var err error
-		out, err = sqlrow.AddDocument(ctx, sq{tx}, dialect{}, d, audit, check, "")
+		out, err = sqlrow.AddDocument(ctx, sq{tx}, dialect{}, d.Document, write, audit, check, "")
 		return err
 	})
 	return out, err

@@ -432,3 +432,51 @@ func TestOpenOddPath(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(len(entries), 3) // a#1.db, a?2.db and a%233.db, each its own file
 }
+
+// TestMigration0019: bytes an earlier release left without a row (kept in
+// their own transaction, the row never written) go once they are an hour
+// old; a younger one stays (a process of that release may still be
+// between its bytes and its row), and so do the bytes rows name. From
+// then on, deleting a row deletes its bytes, chunks included, also in a
+// connection without foreign keys.
+func TestMigration0019(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "counsel.db")
+	old := openUpTo(t, path, 18)
+	now := time.Now().UnixMilli()
+	blob := func(key string, created int64) []string {
+		return []string{
+			fmt.Sprintf(`INSERT INTO document_blobs (storage_key, size, created_at) VALUES ('%s', 2, %d)`, key, created),
+			fmt.Sprintf(`INSERT INTO document_chunks (storage_key, seq, data) VALUES ('%s', 0, x'0102')`, key),
+		}
+	}
+	execAll(t, old,
+		`INSERT INTO users (id, email, first_name, created_at, updated_at) VALUES (1, 'a@example.com', 'A', 0, 0)`,
+		`INSERT INTO contracts (id, uuid, contract_name, contract_type, status, created_at, updated_at) VALUES (1, 'u1', 'One', 0, 0, 0, 0)`,
+		`INSERT INTO contract_documents (id, contract_id, file_name, content_type, size, sha256, storage_key, uploaded_at, uploaded_by)
+			VALUES (1, 1, 'a.pdf', 'application/pdf', 2, '', 'named', 0, 1), (2, 1, 'b.pdf', 'application/pdf', 2, '', 'second', 0, 1)`)
+	execAll(t, old, blob("named", 0)...)
+	execAll(t, old, blob("second", 0)...)
+	execAll(t, old, blob("old-orphan", now-2*time.Hour.Milliseconds())...)
+	execAll(t, old, blob("young-orphan", now-time.Minute.Milliseconds())...)
+	is.NoErr(old.Close())
+
+	db := openPath(t, path)
+	keys := func() []string {
+		return dump(t, db.read, `SELECT b.storage_key || ':' || (SELECT count(*) FROM document_chunks c WHERE c.storage_key = b.storage_key)
+			FROM document_blobs b ORDER BY 1`)
+	}
+	is.Equal(keys(), []string{"[named:1]", "[second:1]", "[young-orphan:1]"})
+	is.Equal(dump(t, db.read, `SELECT count(*) FROM document_chunks WHERE storage_key = 'old-orphan'`), []string{"[0]"})
+
+	// A shell with foreign keys off (the sqlite3 default) deletes a row.
+	shell, err := sql.Open("sqlite", "file:"+path)
+	is.NoErr(err)
+	defer shell.Close()
+	execAll(t, shell, `PRAGMA foreign_keys = OFF`, `DELETE FROM contract_documents WHERE id = 2`)
+	is.Equal(keys(), []string{"[named:1]", "[young-orphan:1]"})
+	_, err = db.write.Exec(`DELETE FROM contracts WHERE id = 1`) // its documents by cascade
+	is.NoErr(err)
+	is.Equal(keys(), []string{"[young-orphan:1]"})
+}

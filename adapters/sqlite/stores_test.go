@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"testing"
 
 	"counsel/ports/porttest"
@@ -17,6 +18,10 @@ func TestStoreSuites(t *testing.T) {
 			Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
 			Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
 			Contracts: NewContractStore(db), Blobs: blobs,
+			Rows: func(ctx context.Context, table string) (n int64, err error) {
+				err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+				return n, err
+			},
 		}
 	})
 }

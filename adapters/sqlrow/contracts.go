@@ -2,7 +2,9 @@ package sqlrow
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -187,8 +189,10 @@ type Locks struct{ Update, Share string }
 // AddDocument records d with the entries of audit after check (nil: none)
 // has accepted the number of documents the contract holds; lock is
 // appended to the contract's read, so that concurrent additions count one
-// after the other.
-func AddDocument(ctx context.Context, x Querier, tc Times, d contract.Document, audit []contract.AuditEntry, check func(int) error, lock string) (contract.Document, error) {
+// after the other. write stores the document's bytes under the new
+// storage key it is given, in the same transaction, before the row is
+// inserted.
+func AddDocument(ctx context.Context, x Querier, tc Times, d contract.Document, write func(key string) error, audit []contract.AuditEntry, check func(int) error, lock string) (contract.Document, error) {
 	if err := ContractExists(ctx, x, d.ContractID, lock); err != nil {
 		return contract.Document{}, err
 	}
@@ -201,6 +205,14 @@ func AddDocument(ctx context.Context, x Querier, tc Times, d contract.Document, 
 			return contract.Document{}, err
 		}
 	}
+	key, err := NewStorageKey()
+	if err != nil {
+		return contract.Document{}, err
+	}
+	if err := write(key); err != nil {
+		return contract.Document{}, fmt.Errorf("store the bytes of a document of contract %d: %w", d.ContractID, err)
+	}
+	d.StorageKey = key
 	id, err := InsertDocument(ctx, x, tc, d)
 	if err != nil {
 		return contract.Document{}, err
@@ -209,6 +221,25 @@ func AddDocument(ctx context.Context, x Querier, tc Times, d contract.Document, 
 		return contract.Document{}, err
 	}
 	return Document(ctx, x, tc, d.ContractID, id, "")
+}
+
+// NewStorageKey returns a new key for a document's bytes: 32 random hex
+// digits.
+func NewStorageKey() (string, error) {
+	var k [16]byte
+	if _, err := rand.Read(k[:]); err != nil {
+		return "", fmt.Errorf("storage key: %w", err)
+	}
+	return hex.EncodeToString(k[:]), nil
+}
+
+// CheckBytes returns an error unless the bytes a store wrote (size,
+// SHA-256 in lower-case hex) are the ones document d states.
+func CheckBytes(d contract.Document, size int64, sum string) error {
+	if size != d.Size || sum != d.SHA256 {
+		return fmt.Errorf("the bytes of %q (%d bytes, sha256 %s) are not the %d bytes with sha256 %s its row states", d.FileName, size, sum, d.Size, d.SHA256)
+	}
+	return nil
 }
 
 // ContractDocuments lists a known contract's documents; ENOTFOUND for an

@@ -8,13 +8,14 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
+	"counsel/ports"
 )
 
 // AddDocument implements ports.ContractService. The upload streams into a
 // staged file (hashed and counted on the way, at most
-// contract.MaxDocumentSize), is recognised by its content, is committed
-// under a new key, and only then gets its row; if the row cannot be
-// written the file is removed again. Nothing of a refused upload stays.
+// contract.MaxDocumentSize) and is recognised by its content; the store
+// then writes its bytes and its row in one transaction. Nothing of a
+// refused upload stays, and the staged file goes in every case.
 func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName string, r io.Reader) (contract.Document, error) {
 	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
@@ -39,23 +40,14 @@ func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName st
 			return contract.Document{}, err
 		}
 	}
-	key, err := staged.Commit(ctx)
-	if err != nil {
-		return contract.Document{}, err
-	}
 	now := s.d.Clock.Now()
 	d := contract.Document{
 		ContractID: contractID, FileName: contract.CleanFileName(fileName, contentType), ContentType: contentType,
-		Size: staged.Size(), SHA256: staged.SHA256(), UploadedAt: now, UploadedBy: p.UserID, StorageKey: key,
+		Size: staged.Size(), SHA256: staged.SHA256(), UploadedAt: now, UploadedBy: p.UserID,
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 		Details: fmt.Sprintf("%s (%d bytes, sha256 %s)", d.FileName, d.Size, d.SHA256)}}
-	saved, err := s.d.Store.AddDocument(ctx, d, audit, contract.CheckRoomForDocument)
-	if err != nil {
-		s.deleteBlob(ctx, d)
-		return contract.Document{}, err
-	}
-	return saved, nil
+	return s.d.Store.AddDocument(ctx, ports.NewDocument{Document: d, Body: staged}, audit, contract.CheckRoomForDocument)
 }
 
 // Documents implements ports.ContractService.
@@ -86,8 +78,8 @@ func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (co
 	return d, rc, nil
 }
 
-// RemoveDocument implements ports.ContractService: the row (with its
-// audit entry) first, then the file.
+// RemoveDocument implements ports.ContractService: the row, its bytes and
+// its audit entry in one transaction.
 func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) error {
 	return s.removeDocument(ctx, contractID, docID, nil)
 }
@@ -100,7 +92,7 @@ func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, c
 		return err
 	}
 	now := s.d.Clock.Now()
-	d, err := s.d.Store.RemoveDocument(ctx, contractID, docID, func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
+	_, err = s.d.Store.RemoveDocument(ctx, contractID, docID, func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
 		if check != nil {
 			if err := check(status); err != nil {
 				return nil, err
@@ -112,9 +104,5 @@ func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, c
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 			Details: fmt.Sprintf("%s (document %d)", d.FileName, d.ID)}}, nil
 	})
-	if err != nil {
-		return err
-	}
-	s.deleteBlob(ctx, d)
-	return nil
+	return err
 }

@@ -176,37 +176,22 @@ func (s *Service) ChangeStatuses(ctx context.Context, ids []int64, to contract.S
 	return out, nil
 }
 
-// DeleteContract implements ports.ContractService. The documents' files
-// are removed after the rows are gone, so a failure in between leaves an
-// unreferenced file, never a row without its file.
+// DeleteContract implements ports.ContractService. The contract's
+// documents, rows and bytes, go in the store's transaction.
 func (s *Service) DeleteContract(ctx context.Context, id int64) error {
 	p, err := account.Require(ctx, account.ContractDelete)
 	if err != nil {
 		return err
 	}
 	now := s.d.Clock.Now()
-	docs, err := s.d.Store.DeleteContract(ctx, id, func(c contract.Contract) ([]contract.AuditEntry, error) {
+	_, err = s.d.Store.DeleteContract(ctx, id, func(c contract.Contract) ([]contract.AuditEntry, error) {
 		if err := contract.CheckDelete(c.Status); err != nil {
 			return nil, err
 		}
 		return []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}, nil
 	})
-	if err != nil {
-		return err
-	}
-	for _, d := range docs {
-		s.deleteBlob(ctx, d)
-	}
-	return nil
-}
-
-// deleteBlob removes a document's file whose row is gone. A failure only
-// leaves an unreferenced file, so it is logged, not returned.
-func (s *Service) deleteBlob(ctx context.Context, d contract.Document) {
-	if err := s.d.Blobs.Delete(context.WithoutCancel(ctx), d.StorageKey); err != nil {
-		s.d.Logger.ErrorContext(ctx, "delete document file", "contract", d.ContractID, "document", d.ID, "err", err)
-	}
+	return err
 }
 
 // History implements ports.ContractService.

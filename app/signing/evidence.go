@@ -3,6 +3,8 @@ package signing
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -112,8 +114,8 @@ func (s *Service) ProduceEvidence(ctx context.Context) (int, error) {
 
 // produceEvidence makes and stores the evidence of one submission when it
 // is pending, and reports whether this call stored it. Of two runs racing
-// for one submission, the store keeps the first's documents and the
-// second's files are removed.
+// for one submission, the store keeps the first's documents and writes
+// nothing of the second's.
 func (s *Service) produceEvidence(ctx context.Context, submissionID string) (bool, error) {
 	ed := s.d.Evidence
 	rec, err := ed.Source.EvidenceRecord(ctx, submissionID)
@@ -191,7 +193,7 @@ func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec por
 		return false, fmt.Errorf("produce evidence of submission %s: %w", submissionID, err)
 	}
 	now := s.d.Clock.Now()
-	docs := make([]contract.Document, 0, 2)
+	docs := make([]ports.NewDocument, 0, 2)
 	for _, f := range []struct {
 		kind, name string
 		b          []byte
@@ -199,25 +201,21 @@ func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec por
 		{contract.KindSigned, c.Name + " - signed.pdf", combined.Bytes()},
 		{contract.KindAudit, c.Name + " - audit certificate.pdf", audit.Bytes()},
 	} {
-		d, err := s.keep(ctx, f.b)
-		if err != nil {
-			s.discard(ctx, docs)
-			return false, err
-		}
-		d.ContractID, d.Kind, d.UploadedAt = c.ID, f.kind, now
-		d.FileName = contract.CleanFileName(f.name, contract.ContentTypePDF)
-		docs = append(docs, d)
+		sum := sha256.Sum256(f.b)
+		docs = append(docs, ports.NewDocument{Document: contract.Document{
+			ContractID: c.ID, Kind: f.kind, UploadedAt: now, FileName: contract.CleanFileName(f.name, contract.ContentTypePDF),
+			ContentType: contract.ContentTypePDF, Size: int64(len(f.b)), SHA256: hex.EncodeToString(sum[:]),
+		}, Body: bytes.NewReader(f.b)})
 	}
 	entry := contract.AuditEntry{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: now,
 		Details: fmt.Sprintf("signed evidence of submission %s: combined PDF sha256 %s; audit certificate sha256 %s",
 			submissionID, docs[0].SHA256, docs[1].SHA256)}
+	// The PDFs, their rows and the entry in one transaction; of two runs
+	// racing for one submission, the first's are kept and the second
+	// writes nothing.
 	stored, applied, err := ed.Store.AddEvidence(ctx, submissionID, docs, []contract.AuditEntry{entry})
 	if err != nil {
-		s.discard(ctx, docs)
 		return false, fmt.Errorf("store evidence of submission %s: %w", submissionID, err)
-	}
-	if !applied {
-		s.discard(ctx, docs)
 	}
 	var combinedID, auditID string
 	for _, d := range stored {
@@ -235,29 +233,6 @@ func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec por
 		s.d.Logger.InfoContext(ctx, "signed evidence stored", "contract", c.ID, "submission", submissionID, "sha256", docs[0].SHA256)
 	}
 	return applied, nil
-}
-
-// keep writes b durably as a new blob and returns its metadata.
-func (s *Service) keep(ctx context.Context, b []byte) (contract.Document, error) {
-	staged, err := s.d.Blobs.Stage(ctx, bytes.NewReader(b), int64(len(b))+1)
-	if err != nil {
-		return contract.Document{}, fmt.Errorf("stage evidence: %w", err)
-	}
-	defer staged.Discard()
-	key, err := staged.Commit(ctx)
-	if err != nil {
-		return contract.Document{}, fmt.Errorf("keep evidence: %w", err)
-	}
-	return contract.Document{ContentType: contract.ContentTypePDF, Size: staged.Size(), SHA256: staged.SHA256(), StorageKey: key}, nil
-}
-
-// discard removes the files of documents that were not recorded.
-func (s *Service) discard(ctx context.Context, docs []contract.Document) {
-	for _, d := range docs {
-		if err := s.d.Blobs.Delete(ctx, d.StorageKey); err != nil {
-			s.d.Logger.WarnContext(ctx, "evidence file not removed", "key", d.StorageKey, "err", err)
-		}
-	}
 }
 
 // evidenceInput gathers what the evidence states: the contract, its

@@ -38,8 +38,9 @@ const (
 	KindAudit    = "audit"  // the audit certificate
 )
 
-// Document is a file attached to a contract. Its bytes live in blob
-// storage under StorageKey; its metadata and checksum in the database.
+// Document is a file attached to a contract. Its metadata and checksum
+// are its row; its bytes are stored under StorageKey beside the row, in
+// the same database.
 type Document struct {
 	ID          int64
 	ContractID  int64

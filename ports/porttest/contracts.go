@@ -90,22 +90,24 @@ func ContractsSuite(t *testing.T, s Stores) {
 	is.Equal(len(due), 0)
 
 	// Documents.
-	doc := contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF, Size: 10, SHA256: strings.Repeat("a", 64),
-		StorageKey: "key-1", UploadedAt: T0, UploadedBy: uid}
-	d1, err := s.Contracts.AddDocument(ctx, doc, []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "a.pdf"}}, nil)
+	doc := contract.Document{ContractID: c.ID, FileName: "a.pdf", ContentType: contract.ContentTypePDF,
+		StorageKey: "ignored", UploadedAt: T0, UploadedBy: uid}
+	d1, err := s.Contracts.AddDocument(ctx, withBytes(doc, "first"), []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "a.pdf"}}, nil)
 	is.NoErr(err)
 	is.True(d1.ID > 0)
-	is.Equal(d1.StorageKey, "key-1")
-	doc.StorageKey, doc.FileName = "key-2", "b.pdf"
-	d2, err := s.Contracts.AddDocument(ctx, doc, nil, nil)
+	is.Equal(len(d1.StorageKey), 32) // the store's own key
+	is.Equal(d1.Size, int64(len("first")))
+	doc.FileName = "b.pdf"
+	d2, err := s.Contracts.AddDocument(ctx, withBytes(doc, "second"), nil, nil)
 	is.NoErr(err)
+	is.True(d2.StorageKey != d1.StorageKey)
 	docs, err := s.Contracts.Documents(ctx, c.ID)
 	is.NoErr(err)
 	is.Equal([]int64{docs[0].ID, docs[1].ID}, []int64{d1.ID, d2.ID})
 	_, err = s.Contracts.Documents(ctx, 999)
 	is.Equal(code(err), domain.ENOTFOUND)
 	doc.ContractID = 999
-	_, err = s.Contracts.AddDocument(ctx, doc, nil, nil)
+	_, err = s.Contracts.AddDocument(ctx, withBytes(doc, "x"), nil, nil)
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, err = s.Contracts.Document(ctx, c.ID, 999)
 	is.Equal(code(err), domain.ENOTFOUND)
@@ -132,7 +134,7 @@ func ContractsSuite(t *testing.T, s Stores) {
 		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorSystem, At: T0, Details: d.FileName}}, nil
 	})
 	is.NoErr(err)
-	is.Equal(rm.StorageKey, "key-1")
+	is.Equal(rm.StorageKey, d1.StorageKey)
 	_, _, _ = s.Contracts.History(ctx, c.ID, 10, 0)
 	hist, n, _ = s.Contracts.History(ctx, c.ID, 10, 0)
 	is.Equal(n, int64(4))
@@ -171,7 +173,7 @@ func ContractsSuite(t *testing.T, s Stores) {
 	})
 	is.NoErr(err)
 	is.Equal(len(removed), 1)
-	is.Equal(removed[0].StorageKey, "key-2")
+	is.Equal(removed[0].StorageKey, d2.StorageKey)
 	_, err = s.Contracts.Contract(ctx, c.ID)
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, err = s.Contracts.DocumentByID(ctx, d2.ID)
@@ -185,12 +187,10 @@ func ContractsSuite(t *testing.T, s Stores) {
 	is.NoErr(err)
 	doc.ContractID = c2.ID
 	for i := 0; i < contract.MaxDocuments; i++ {
-		doc.StorageKey = fmt.Sprint("many-", i)
-		_, err := s.Contracts.AddDocument(ctx, doc, nil, contract.CheckRoomForDocument)
+		_, err := s.Contracts.AddDocument(ctx, withBytes(doc, fmt.Sprint("many-", i)), nil, contract.CheckRoomForDocument)
 		is.NoErr(err)
 	}
-	doc.StorageKey = "one-too-many"
-	_, err = s.Contracts.AddDocument(ctx, doc, nil, contract.CheckRoomForDocument)
+	_, err = s.Contracts.AddDocument(ctx, withBytes(doc, "one too many"), nil, contract.CheckRoomForDocument)
 	is.Equal(code(err), domain.ECONFLICT)
 	is.Equal(err.Error(), contract.CheckRoomForDocument(contract.MaxDocuments).Error())
 
@@ -204,12 +204,10 @@ func ContractsSuite(t *testing.T, s Stores) {
 		return func(n int) error { counted = append(counted, n); return err }
 	}
 	for i := range 2 {
-		doc.StorageKey = fmt.Sprint("checked-", i)
-		_, err = s.Contracts.AddDocument(ctx, doc, nil, count(nil))
+		_, err = s.Contracts.AddDocument(ctx, withBytes(doc, fmt.Sprint("checked-", i)), nil, count(nil))
 		is.NoErr(err)
 	}
-	doc.StorageKey = "refused"
-	_, err = s.Contracts.AddDocument(ctx, doc, []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "refused"}}, count(boom))
+	_, err = s.Contracts.AddDocument(ctx, withBytes(doc, "refused"), []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: uid, At: T0, Details: "refused"}}, count(boom))
 	is.Equal(err, boom)
 	is.Equal(counted, []int{0, 1, 2})
 	docs, err = s.Contracts.Documents(ctx, c3.ID)
