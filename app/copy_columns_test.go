@@ -24,6 +24,7 @@ var notCopied = map[string]string{
 	"contract_counts":   "kept by the target's triggers (SQLite) or rebuilt by the bulk load (PostgreSQL)",
 	// SQLite: the search indexes its triggers fill, and SQLite's own.
 	"contract_terms":        "filled by the target's triggers",
+	"contract_term_counts":  "the word counts per status, kept by the target's word triggers",
 	"contract_terms_text":   "the word triggers' one-row scratch table",
 	"contracts.is_digital":  "derived from digital_contract_id (engineRows)",
 	"contracts.search_text": "derived from the name, description and comments (engineRows)",
@@ -32,9 +33,10 @@ var notCopied = map[string]string{
 	"sqlite_stat4":          "measured on the target (ANALYZE)",
 	// PostgreSQL: the word index its triggers and the bulk load keep, and
 	// the sign-in limit's counters of the last minute.
-	"contract_words":    "the word search's index, rebuilt by the target",
-	"contract_postings": "the word search's index, rebuilt by the target",
-	"auth_rate":         "per-address sign-in counters of the current minute: not the record",
+	"contract_words":       "the word search's index, rebuilt by the target",
+	"contract_postings":    "the word search's index, rebuilt by the target",
+	"contract_word_counts": "the word counts per status, rebuilt with the postings by the target",
+	"auth_rate":            "per-address sign-in counters of the current minute: not the record",
 }
 
 // fullTextShadow reports whether a SQLite table is an FTS5 index or one

@@ -70,6 +70,10 @@ func TestCopyBetweenEngines(t *testing.T) {
 			var found struct{ Count int64 }
 			s.Do(t, "GET", "/api/contracts?Search=leas", tok, nil).JSON(t, &found)
 			is.Equal(found.Count, int64(1)) // the search finds copied text (SQLite: its word list is filled)
+			for _, q := range []string{"Search=lease", "Search=Lease&Status=Draft"} {
+				s.Do(t, "GET", "/api/contracts?"+q, tok, nil).JSON(t, &found)
+				is.Equal(found.Count, int64(1)) // a whole word's count, read from the word counts, came along
+			}
 			s.Do(t, "GET", "/api/contracts?Status=Draft", tok, nil).JSON(t, &found)
 			is.Equal(found.Count, int64(1)) // the per-status counts came along
 			next := contractID(contractCreate(t, s, tok, map[string]any{"contractName": "after the copy"}))
