@@ -127,6 +127,9 @@ func (s *server) openAPI() []byte {
 			"x-permission": rt.access.String(),
 			"responses":    responses(rt),
 		}
+		// Every operation names its security: the bearer scheme, or none
+		// (an empty list) for a public one.
+		entry["security"] = []js{}
 		if !rt.access.public {
 			entry["security"] = []js{{"bearer": []string{}}}
 		}
