@@ -24,10 +24,10 @@ func TestGeneratedClient(t *testing.T) {
 	c, err := apiclient.NewClientWithResponses(s.URL)
 	is.NoErr(err)
 
-	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpIn{Email: apptest.AdminEmail})
+	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpInput{Email: apptest.AdminEmail})
 	is.NoErr(err)
 	is.Equal(otp.StatusCode(), 200)
-	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginIn{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
+	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginInput{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
 	is.NoErr(err)
 	is.Equal(login.StatusCode(), 200)
 	bearer := func(_ context.Context, r *http.Request) error {
@@ -35,12 +35,12 @@ func TestGeneratedClient(t *testing.T) {
 		return nil
 	}
 
-	var admitted apiclient.UserCreateIn_AdmissionDate
-	is.NoErr(admitted.FromUserCreateInAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
-	var rate apiclient.UserCreateIn_BillingRate
-	is.NoErr(rate.FromUserCreateInBillingRate1("450.00"))
+	var admitted apiclient.CreateUserInput_AdmissionDate
+	is.NoErr(admitted.FromCreateUserInputAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
+	var rate apiclient.CreateUserInput_BillingRate
+	is.NoErr(rate.FromCreateUserInputBillingRate1("450.00"))
 	password, last := "jane-password-1", "Doe"
-	user, err := c.PostApiUsersWithResponse(ctx, apiclient.UserCreateIn{
+	user, err := c.PostApiUsersWithResponse(ctx, apiclient.CreateUserInput{
 		Email: "jane.doe@firm.example", FirstName: "Jane", LastName: &last, Password: &password,
 		AdmissionDate: &admitted, BillingRate: &rate,
 	}, bearer)
@@ -49,12 +49,12 @@ func TestGeneratedClient(t *testing.T) {
 	is.Equal(user.JSON201.FullName, "Jane Doe")
 	is.Equal(user.Headers201.Location, "/api/users/"+strconv.FormatInt(user.JSON201.Id, 10))
 
-	var amount apiclient.ContractCreate_Amount
-	is.NoErr(amount.FromContractCreateAmount1("42000.5"))
-	var kind apiclient.ContractCreate_ContractType
-	is.NoErr(kind.FromContractCreateContractType0("license agreement"))
+	var amount apiclient.CreateContractInput_Amount
+	is.NoErr(amount.FromCreateContractInputAmount1("42000.5"))
+	var kind apiclient.CreateContractInput_ContractType
+	is.NoErr(kind.FromCreateContractInputContractType0("license agreement"))
 	matter := int64(17)
-	created, err := c.PostApiContractsWithResponse(ctx, apiclient.ContractCreate{
+	created, err := c.PostApiContractsWithResponse(ctx, apiclient.CreateContractInput{
 		ContractName: "Office lease", Amount: &amount, ContractType: &kind, MatterId: &matter,
 	}, bearer)
 	is.NoErr(err)

@@ -36,7 +36,6 @@ func nullable(s js) js {
 	}
 	return js{"anyOf": []any{s, js{"type": "null"}}}
 }
-func pageOf(item string) js { return ref(item + "Page") }
 
 // dateInSchema is a date field of a request: an RFC 3339 date-time or a plain
 // yyyy-mm-dd date (API-DECISIONS 1).
@@ -76,11 +75,6 @@ func object(props js, required ...string) js {
 		o["required"] = required
 	}
 	return o
-}
-
-// pageSchema is the paged envelope of item.
-func pageSchema(item string) js {
-	return object(js{"items": arrayOf(ref(item)), "count": integer(), "hasNext": boolean()}, "items", "count", "hasNext")
 }
 
 // op is a route's API reference entry. Statuses and headers that follow

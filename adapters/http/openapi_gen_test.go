@@ -308,7 +308,7 @@ func responses(rt route) js {
 		if _, done := out[key]; done {
 			continue
 		}
-		content := js{"application/problem+json": js{"schema": ref("Problem")}}
+		content := js{"application/problem+json": js{"schema": ref("ProblemDto")}}
 		if o.kind != kindJSON && own[c] {
 			// The signer's pages answer their own errors as pages.
 			content["text/html"] = js{"schema": str()}

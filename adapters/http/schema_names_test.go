@@ -1,0 +1,182 @@
+package http
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// schemaNames are the component schemas of the API reference. They become
+// type names in generated clients, so a rename breaks every client: change
+// this list only on purpose. The naming rule is README's "Schema names".
+var schemaNames = []string{
+	"AddressDto",
+	"AddressInput",
+	"ChangePasswordInput",
+	"ContractAction",
+	"ContractDocumentDto",
+	"ContractDocumentListDto",
+	"ContractDto",
+	"ContractHistoryEntryDto",
+	"ContractHistoryEntryPageDto",
+	"ContractListDto",
+	"ContractListPageDto",
+	"ContractStatus",
+	"ContractStatusChangeInput",
+	"ContractStatusResultsDto",
+	"ContractType",
+	"CreateContractInput",
+	"CreateUserInput",
+	"CurrentUserDto",
+	"FormattedUserDto",
+	"FormattedUserPageDto",
+	"IdpLoginInput",
+	"LoginInput",
+	"LogoutInput",
+	"OfferingReviewersDto",
+	"OfficeDto",
+	"OfficeInput",
+	"OtpInput",
+	"OtpResultDto",
+	"Permissions",
+	"PermissionsInput",
+	"PqeAdjustmentDto",
+	"PqeAdjustmentInput",
+	"PqeAdjustmentPageDto",
+	"ProblemDto",
+	"ProblemType",
+	"ReauthenticateInput",
+	"ReauthenticationDto",
+	"RefreshInput",
+	"RemunerationDto",
+	"RemunerationInput",
+	"RemunerationPageDto",
+	"ReviewersInput",
+	"RoleDto",
+	"RoleInput",
+	"SigningBuilderTokenDto",
+	"SigningCreateSubmissionInput",
+	"SigningSubmission",
+	"SigningSubmissionItem",
+	"SigningSubmissionListDto",
+	"SigningSubmitForSigningInput",
+	"SigningSubmitter",
+	"SigningSubmitterDto",
+	"SigningTemplateDocumentDto",
+	"SigningTemplateDto",
+	"SigningVerificationDto",
+	"SigningWebhookResultDto",
+	"StaffDto",
+	"TokenResultDto",
+	"TotpConfirmInput",
+	"TotpDisableInput",
+	"TotpEnrolmentDto",
+	"TotpRecoveryCodesDto",
+	"TotpStatusDto",
+	"UpdateContractInput",
+	"UpdateUserInput",
+	"UserDto",
+}
+
+// specNames are the schema names the specification gives, kept as it
+// spells them even where they leave the rule (requests of a specification
+// name without Input, a response without Dto).
+var specNames = map[string]string{
+	"ContractDto":                  "response",
+	"ContractListDto":              "response",
+	"CurrentUserDto":               "response",
+	"RemunerationDto":              "response",
+	"SigningSubmission":            "response",
+	"SigningTemplateDto":           "response",
+	"UserDto":                      "response",
+	"CreateContractInput":          "request",
+	"UpdateContractInput":          "request",
+	"SigningCreateSubmissionInput": "request",
+	"SigningSubmissionItem":        "request",
+	"SigningSubmitter":             "request",
+}
+
+// TestSchemaNames keeps the schema names a deliberate list and checks the
+// rule: a schema only requests use ends in Input, one only responses use
+// in Dto (a page in PageDto), an enumeration is a bare noun; names of the
+// specification are kept as it spells them.
+func TestSchemaNames(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters  []json.RawMessage
+			RequestBody json.RawMessage `json:"requestBody"`
+			Responses   json.RawMessage
+		}
+		Components struct{ Schemas map[string]json.RawMessage }
+	}
+	is.NoErr(json.Unmarshal(Document(), &doc))
+	var got []string
+	for n := range doc.Components.Schemas {
+		got = append(got, n)
+	}
+	sort.Strings(got)
+	is.Equal(got, schemaNames) // the schema names: a rename is a change of schemaNames
+
+	// Where each schema is used: reached from a request or from a response.
+	refs := regexp.MustCompile(`"#/components/schemas/([A-Za-z]+)"`)
+	used := map[string]map[string]bool{}
+	var reach func(side string, raw []byte)
+	reach = func(side string, raw []byte) {
+		for _, m := range refs.FindAllSubmatch(raw, -1) {
+			n := string(m[1])
+			if used[n] == nil {
+				used[n] = map[string]bool{}
+			}
+			if !used[n][side] {
+				used[n][side] = true
+				reach(side, doc.Components.Schemas[n])
+			}
+		}
+	}
+	for _, item := range doc.Paths {
+		for _, o := range item {
+			reach("request", o.RequestBody)
+			for _, p := range o.Parameters {
+				reach("request", p)
+			}
+			reach("response", o.Responses)
+		}
+	}
+	enums := enumerations()
+	for _, n := range schemaNames {
+		t.Run(n, func(t *testing.T) {
+			is := is.New(t)
+			is.True(len(used[n]) > 0) // every schema is used
+			if side, ok := specNames[n]; ok {
+				is.True(used[n][side] && len(used[n]) == 1) // a specification name, on its side only
+				return
+			}
+			if isEnumeration(enums[n]) {
+				is.True(!strings.HasSuffix(n, "Input") && !strings.HasSuffix(n, "Dto")) // an enumeration: a bare noun
+				return
+			}
+			switch {
+			case strings.HasSuffix(n, "Input"):
+				is.True(used[n]["request"] && !used[n]["response"]) // an input: requests only
+			case strings.HasSuffix(n, "Dto"):
+				is.True(used[n]["response"] && !used[n]["request"]) // an output: responses only
+			default:
+				t.Errorf("%s is neither an input (...Input), an output (...Dto) nor an enumeration", n)
+			}
+		})
+	}
+}
+
+// isEnumeration tells a schema of listed values, or an array of them.
+func isEnumeration(s js) bool {
+	if items, ok := s["items"].(js); ok {
+		s = items
+	}
+	return s["enum"] != nil
+}
