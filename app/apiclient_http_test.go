@@ -11,7 +11,6 @@ import (
 	"counsel/app/apptest"
 
 	"github.com/matryer/is"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // TestGeneratedClient drives a sign-in, a user creation and a contract
@@ -35,11 +34,10 @@ func TestGeneratedClient(t *testing.T) {
 		return nil
 	}
 
-	var admitted apiclient.CreateUserInput_AdmissionDate
-	is.NoErr(admitted.FromCreateUserInputAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
-	var rate apiclient.CreateUserInput_BillingRate
-	is.NoErr(rate.FromCreateUserInputBillingRate1("450.00"))
-	password, last := "jane-password-1", "Doe"
+	// Plain pointer fields: the document gives each value its canonical
+	// form and leaves the other accepted forms to the descriptions.
+	admitted := time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)
+	password, last, rate := "jane-password-1", "Doe", 450.0
 	user, err := c.PostApiUsersWithResponse(ctx, apiclient.CreateUserInput{
 		Email: "jane.doe@firm.example", FirstName: "Jane", LastName: &last, Password: &password,
 		AdmissionDate: &admitted, BillingRate: &rate,
@@ -47,13 +45,10 @@ func TestGeneratedClient(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(user.StatusCode(), 201)
 	is.Equal(user.JSON201.FullName, "Jane Doe")
+	is.True(user.JSON201.AdmissionDate != nil && user.JSON201.AdmissionDate.Equal(admitted))
 	is.Equal(user.Headers201.Location, "/api/users/"+strconv.FormatInt(user.JSON201.Id, 10))
 
-	var amount apiclient.CreateContractInput_Amount
-	is.NoErr(amount.FromCreateContractInputAmount1("42000.5"))
-	var kind apiclient.CreateContractInput_ContractType
-	is.NoErr(kind.FromCreateContractInputContractType0("license agreement"))
-	matter := int64(17)
+	amount, kind, matter := 42000.5, apiclient.LicenseAgreement, int64(17)
 	created, err := c.PostApiContractsWithResponse(ctx, apiclient.CreateContractInput{
 		ContractName: "Office lease", Amount: &amount, ContractType: &kind, MatterId: &matter,
 	}, bearer)
@@ -63,7 +58,8 @@ func TestGeneratedClient(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(got.StatusCode(), 200)
 	is.Equal(got.JSON200.ContractName, "Office lease")
-	is.Equal(string(got.JSON200.Status), "Draft")
+	is.Equal(got.JSON200.Status, apiclient.Draft)
+	is.Equal(got.JSON200.ContractType, apiclient.LicenseAgreement)
 	is.True(got.JSON200.Amount != nil)
 	is.Equal(*got.JSON200.Amount, 42000.5)
 

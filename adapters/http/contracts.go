@@ -14,8 +14,8 @@ func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
 // contractListParams documents the list filter (API-DECISIONS 5).
 var contractListParams = append([]param{
 	{"Search", str(), "case-insensitive substring of the name, description or comments (at most 200 characters)"},
-	{"Status", arrayOf(coded(statusNames()...)), "repeatable (or comma-separated): any of the statuses, by name or code"},
-	{"ContractType", arrayOf(coded(typeNames()...)), "repeatable (or comma-separated): any of the types, by name or code"},
+	{"Status", codedList("ContractStatus"), "repeatable (or comma-separated): any of the statuses, by name or code"},
+	{"ContractType", codedList("ContractType"), "repeatable (or comma-separated): any of the types, by name or code"},
 	{"IsSigned", boolean(), ""},
 	{"IsDigital", boolean(), "true: contracts with a digitalContractId"},
 	{"MatterId", integer(), ""},

@@ -266,7 +266,7 @@ type signingSubmissionIn struct {
 }
 
 type createSubmissionsIn struct {
-	TemplateID templateIDIn          `json:"templateId" required:"true" doc:"an existing template of the provider, as an integer or a string"`
+	TemplateID templateIDIn          `json:"templateId" required:"true" doc:"an existing template of the provider"`
 	Submission []signingSubmissionIn `json:"submission" required:"true" doc:"1 to 20 submissions, each of 1 to 20 submitters"`
 	SendEmail  *bool                 `json:"sendEmail" doc:"default true"`
 	SendSMS    *bool                 `json:"sendSms" doc:"default false"`

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for ContractStatus.
@@ -202,90 +201,35 @@ type ContractType string
 
 // CreateContractInput defines model for CreateContractInput.
 type CreateContractInput struct {
-	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals
-	Amount   *CreateContractInput_Amount `json:"amount,omitempty"`
-	ClientId *int64                      `json:"clientId,omitempty"`
+	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals; also accepted: the number as a decimal string, such as "42000.50"
+	Amount   *float64 `json:"amount,omitempty"`
+	ClientId *int64   `json:"clientId,omitempty"`
 
 	// Comments at most 20000 characters
 	Comments *string `json:"comments,omitempty"`
 
 	// ContractDescription at most 20000 characters
 	ContractDescription *string `json:"contractDescription,omitempty"`
-	ContractName        string  `json:"contractName"`
 
-	// ContractType default Other; null is refused on a change
-	ContractType *CreateContractInput_ContractType `json:"contractType,omitempty"`
+	// ContractName required on creation: not blank, at most 200 characters
+	ContractName string `json:"contractName"`
+
+	// ContractType default Other; null is refused on a change; also accepted: the name in any case with spaces, - and _ ignored, or the integer code
+	ContractType *ContractType `json:"contractType,omitempty"`
 
 	// Currency a 3-letter ISO 4217 code (upper-cased)
 	Currency *string `json:"currency,omitempty"`
 
-	// EndDate not before startDate
-	EndDate   *CreateContractInput_EndDate   `json:"endDate,omitempty"`
-	MatterId  *int64                         `json:"matterId,omitempty"`
-	ProjectId *int64                         `json:"projectId,omitempty"`
-	StartDate *CreateContractInput_StartDate `json:"startDate,omitempty"`
+	// EndDate not before startDate; also accepted: a yyyy-mm-dd date (midnight UTC)
+	EndDate   *time.Time `json:"endDate,omitempty"`
+	MatterId  *int64     `json:"matterId,omitempty"`
+	ProjectId *int64     `json:"projectId,omitempty"`
 
-	// Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
-	Status *CreateContractInput_Status `json:"status,omitempty"`
-}
+	// StartDate also accepted: a yyyy-mm-dd date (midnight UTC)
+	StartDate *time.Time `json:"startDate,omitempty"`
 
-// CreateContractInputAmount0 defines model for CreateContractInput.Amount.0.
-type CreateContractInputAmount0 = float64
-
-// CreateContractInputAmount1 defines model for CreateContractInput.Amount.1.
-type CreateContractInputAmount1 = string
-
-// CreateContractInput_Amount >= 0, below 10^15; rounded half away from zero to 2 decimals
-type CreateContractInput_Amount struct {
-	union json.RawMessage
-}
-
-// CreateContractInputContractType0 one of ServiceAgreement, EmploymentContract, NonDisclosureAgreement, PartnershipAgreement, LicenseAgreement, Other (case-insensitive; spaces, - and _ ignored)
-//
-// Examples: ServiceAgreement, EmploymentContract, NonDisclosureAgreement, PartnershipAgreement, LicenseAgreement, Other
-type CreateContractInputContractType0 = string
-
-// CreateContractInputContractType1 defines model for CreateContractInput.ContractType.1.
-type CreateContractInputContractType1 = int64
-
-// CreateContractInput_ContractType default Other; null is refused on a change
-type CreateContractInput_ContractType struct {
-	union json.RawMessage
-}
-
-// CreateContractInputEndDate0 defines model for CreateContractInput.EndDate.0.
-type CreateContractInputEndDate0 = time.Time
-
-// CreateContractInputEndDate1 defines model for CreateContractInput.EndDate.1.
-type CreateContractInputEndDate1 = openapi_types.Date
-
-// CreateContractInput_EndDate not before startDate
-type CreateContractInput_EndDate struct {
-	union json.RawMessage
-}
-
-// CreateContractInputStartDate0 defines model for CreateContractInput.StartDate.0.
-type CreateContractInputStartDate0 = time.Time
-
-// CreateContractInputStartDate1 defines model for CreateContractInput.StartDate.1.
-type CreateContractInputStartDate1 = openapi_types.Date
-
-// CreateContractInput_StartDate defines model for CreateContractInput.StartDate.
-type CreateContractInput_StartDate struct {
-	union json.RawMessage
-}
-
-// CreateContractInputStatus0 one of Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived (case-insensitive; spaces, - and _ ignored)
-//
-// Examples: Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived
-type CreateContractInputStatus0 = string
-
-// CreateContractInputStatus1 defines model for CreateContractInput.Status.1.
-type CreateContractInputStatus1 = int64
-
-// CreateContractInput_Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
-type CreateContractInput_Status struct {
-	union json.RawMessage
+	// Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses; also accepted: the name in any case with spaces, - and _ ignored, or the integer code
+	Status *ContractStatus `json:"status,omitempty"`
 }
 
 // CreateUserInput defines model for CreateUserInput.
@@ -295,15 +239,17 @@ type CreateUserInput struct {
 	// Address null empties the address
 	Address *AddressInput `json:"address,omitempty"`
 
-	// AdmissionDate null removes it
-	AdmissionDate *CreateUserInput_AdmissionDate `json:"admissionDate,omitempty"`
-	BillingRate   *CreateUserInput_BillingRate   `json:"billingRate,omitempty"`
-	ContactNumber *string                        `json:"contactNumber,omitempty"`
-	Email         string                         `json:"email"`
-	FirstName     string                         `json:"firstName"`
-	IsLegal       *bool                          `json:"isLegal,omitempty"`
-	IsStaff       *bool                          `json:"isStaff,omitempty"`
-	LastName      *string                        `json:"lastName,omitempty"`
+	// AdmissionDate null removes it; also accepted: a yyyy-mm-dd date (midnight UTC)
+	AdmissionDate *time.Time `json:"admissionDate,omitempty"`
+
+	// BillingRate also accepted: the number as a decimal string, such as "42000.50"
+	BillingRate   *float64 `json:"billingRate,omitempty"`
+	ContactNumber *string  `json:"contactNumber,omitempty"`
+	Email         string   `json:"email"`
+	FirstName     string   `json:"firstName"`
+	IsLegal       *bool    `json:"isLegal,omitempty"`
+	IsStaff       *bool    `json:"isStaff,omitempty"`
+	LastName      *string  `json:"lastName,omitempty"`
 
 	// OfficeId null or 0 removes the office
 	OfficeId *int64 `json:"officeId,omitempty"`
@@ -314,28 +260,6 @@ type CreateUserInput struct {
 
 	// RoleIds the roles held; absent: the default roles on creation, unchanged on edit
 	RoleIds *[]int64 `json:"roleIds,omitempty"`
-}
-
-// CreateUserInputAdmissionDate0 defines model for CreateUserInput.AdmissionDate.0.
-type CreateUserInputAdmissionDate0 = time.Time
-
-// CreateUserInputAdmissionDate1 defines model for CreateUserInput.AdmissionDate.1.
-type CreateUserInputAdmissionDate1 = openapi_types.Date
-
-// CreateUserInput_AdmissionDate null removes it
-type CreateUserInput_AdmissionDate struct {
-	union json.RawMessage
-}
-
-// CreateUserInputBillingRate0 defines model for CreateUserInput.BillingRate.0.
-type CreateUserInputBillingRate0 = float64
-
-// CreateUserInputBillingRate1 defines model for CreateUserInput.BillingRate.1.
-type CreateUserInputBillingRate1 = string
-
-// CreateUserInput_BillingRate defines model for CreateUserInput.BillingRate.
-type CreateUserInput_BillingRate struct {
-	union json.RawMessage
 }
 
 // LoginInput defines model for LoginInput.
@@ -444,440 +368,6 @@ type PostApiContractsJSONRequestBody = CreateContractInput
 
 // PostApiUsersJSONRequestBody defines body for PostApiUsers for application/json ContentType.
 type PostApiUsersJSONRequestBody = CreateUserInput
-
-// AsCreateContractInputAmount0 returns the union data inside the CreateContractInput_Amount as a CreateContractInputAmount0
-func (t CreateContractInput_Amount) AsCreateContractInputAmount0() (CreateContractInputAmount0, error) {
-	var body CreateContractInputAmount0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputAmount0 overwrites any union data inside the CreateContractInput_Amount as the provided CreateContractInputAmount0
-func (t *CreateContractInput_Amount) FromCreateContractInputAmount0(v CreateContractInputAmount0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputAmount0 performs a merge with any union data inside the CreateContractInput_Amount, using the provided CreateContractInputAmount0
-func (t *CreateContractInput_Amount) MergeCreateContractInputAmount0(v CreateContractInputAmount0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateContractInputAmount1 returns the union data inside the CreateContractInput_Amount as a CreateContractInputAmount1
-func (t CreateContractInput_Amount) AsCreateContractInputAmount1() (CreateContractInputAmount1, error) {
-	var body CreateContractInputAmount1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputAmount1 overwrites any union data inside the CreateContractInput_Amount as the provided CreateContractInputAmount1
-func (t *CreateContractInput_Amount) FromCreateContractInputAmount1(v CreateContractInputAmount1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputAmount1 performs a merge with any union data inside the CreateContractInput_Amount, using the provided CreateContractInputAmount1
-func (t *CreateContractInput_Amount) MergeCreateContractInputAmount1(v CreateContractInputAmount1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateContractInput_Amount) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateContractInput_Amount) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateContractInputContractType0 returns the union data inside the CreateContractInput_ContractType as a CreateContractInputContractType0
-func (t CreateContractInput_ContractType) AsCreateContractInputContractType0() (CreateContractInputContractType0, error) {
-	var body CreateContractInputContractType0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputContractType0 overwrites any union data inside the CreateContractInput_ContractType as the provided CreateContractInputContractType0
-func (t *CreateContractInput_ContractType) FromCreateContractInputContractType0(v CreateContractInputContractType0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputContractType0 performs a merge with any union data inside the CreateContractInput_ContractType, using the provided CreateContractInputContractType0
-func (t *CreateContractInput_ContractType) MergeCreateContractInputContractType0(v CreateContractInputContractType0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateContractInputContractType1 returns the union data inside the CreateContractInput_ContractType as a CreateContractInputContractType1
-func (t CreateContractInput_ContractType) AsCreateContractInputContractType1() (CreateContractInputContractType1, error) {
-	var body CreateContractInputContractType1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputContractType1 overwrites any union data inside the CreateContractInput_ContractType as the provided CreateContractInputContractType1
-func (t *CreateContractInput_ContractType) FromCreateContractInputContractType1(v CreateContractInputContractType1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputContractType1 performs a merge with any union data inside the CreateContractInput_ContractType, using the provided CreateContractInputContractType1
-func (t *CreateContractInput_ContractType) MergeCreateContractInputContractType1(v CreateContractInputContractType1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateContractInput_ContractType) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateContractInput_ContractType) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateContractInputEndDate0 returns the union data inside the CreateContractInput_EndDate as a CreateContractInputEndDate0
-func (t CreateContractInput_EndDate) AsCreateContractInputEndDate0() (CreateContractInputEndDate0, error) {
-	var body CreateContractInputEndDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputEndDate0 overwrites any union data inside the CreateContractInput_EndDate as the provided CreateContractInputEndDate0
-func (t *CreateContractInput_EndDate) FromCreateContractInputEndDate0(v CreateContractInputEndDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputEndDate0 performs a merge with any union data inside the CreateContractInput_EndDate, using the provided CreateContractInputEndDate0
-func (t *CreateContractInput_EndDate) MergeCreateContractInputEndDate0(v CreateContractInputEndDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateContractInputEndDate1 returns the union data inside the CreateContractInput_EndDate as a CreateContractInputEndDate1
-func (t CreateContractInput_EndDate) AsCreateContractInputEndDate1() (CreateContractInputEndDate1, error) {
-	var body CreateContractInputEndDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputEndDate1 overwrites any union data inside the CreateContractInput_EndDate as the provided CreateContractInputEndDate1
-func (t *CreateContractInput_EndDate) FromCreateContractInputEndDate1(v CreateContractInputEndDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputEndDate1 performs a merge with any union data inside the CreateContractInput_EndDate, using the provided CreateContractInputEndDate1
-func (t *CreateContractInput_EndDate) MergeCreateContractInputEndDate1(v CreateContractInputEndDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateContractInput_EndDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateContractInput_EndDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateContractInputStartDate0 returns the union data inside the CreateContractInput_StartDate as a CreateContractInputStartDate0
-func (t CreateContractInput_StartDate) AsCreateContractInputStartDate0() (CreateContractInputStartDate0, error) {
-	var body CreateContractInputStartDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputStartDate0 overwrites any union data inside the CreateContractInput_StartDate as the provided CreateContractInputStartDate0
-func (t *CreateContractInput_StartDate) FromCreateContractInputStartDate0(v CreateContractInputStartDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputStartDate0 performs a merge with any union data inside the CreateContractInput_StartDate, using the provided CreateContractInputStartDate0
-func (t *CreateContractInput_StartDate) MergeCreateContractInputStartDate0(v CreateContractInputStartDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateContractInputStartDate1 returns the union data inside the CreateContractInput_StartDate as a CreateContractInputStartDate1
-func (t CreateContractInput_StartDate) AsCreateContractInputStartDate1() (CreateContractInputStartDate1, error) {
-	var body CreateContractInputStartDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputStartDate1 overwrites any union data inside the CreateContractInput_StartDate as the provided CreateContractInputStartDate1
-func (t *CreateContractInput_StartDate) FromCreateContractInputStartDate1(v CreateContractInputStartDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputStartDate1 performs a merge with any union data inside the CreateContractInput_StartDate, using the provided CreateContractInputStartDate1
-func (t *CreateContractInput_StartDate) MergeCreateContractInputStartDate1(v CreateContractInputStartDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateContractInput_StartDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateContractInput_StartDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateContractInputStatus0 returns the union data inside the CreateContractInput_Status as a CreateContractInputStatus0
-func (t CreateContractInput_Status) AsCreateContractInputStatus0() (CreateContractInputStatus0, error) {
-	var body CreateContractInputStatus0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputStatus0 overwrites any union data inside the CreateContractInput_Status as the provided CreateContractInputStatus0
-func (t *CreateContractInput_Status) FromCreateContractInputStatus0(v CreateContractInputStatus0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputStatus0 performs a merge with any union data inside the CreateContractInput_Status, using the provided CreateContractInputStatus0
-func (t *CreateContractInput_Status) MergeCreateContractInputStatus0(v CreateContractInputStatus0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateContractInputStatus1 returns the union data inside the CreateContractInput_Status as a CreateContractInputStatus1
-func (t CreateContractInput_Status) AsCreateContractInputStatus1() (CreateContractInputStatus1, error) {
-	var body CreateContractInputStatus1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateContractInputStatus1 overwrites any union data inside the CreateContractInput_Status as the provided CreateContractInputStatus1
-func (t *CreateContractInput_Status) FromCreateContractInputStatus1(v CreateContractInputStatus1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateContractInputStatus1 performs a merge with any union data inside the CreateContractInput_Status, using the provided CreateContractInputStatus1
-func (t *CreateContractInput_Status) MergeCreateContractInputStatus1(v CreateContractInputStatus1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateContractInput_Status) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateContractInput_Status) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateUserInputAdmissionDate0 returns the union data inside the CreateUserInput_AdmissionDate as a CreateUserInputAdmissionDate0
-func (t CreateUserInput_AdmissionDate) AsCreateUserInputAdmissionDate0() (CreateUserInputAdmissionDate0, error) {
-	var body CreateUserInputAdmissionDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateUserInputAdmissionDate0 overwrites any union data inside the CreateUserInput_AdmissionDate as the provided CreateUserInputAdmissionDate0
-func (t *CreateUserInput_AdmissionDate) FromCreateUserInputAdmissionDate0(v CreateUserInputAdmissionDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateUserInputAdmissionDate0 performs a merge with any union data inside the CreateUserInput_AdmissionDate, using the provided CreateUserInputAdmissionDate0
-func (t *CreateUserInput_AdmissionDate) MergeCreateUserInputAdmissionDate0(v CreateUserInputAdmissionDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateUserInputAdmissionDate1 returns the union data inside the CreateUserInput_AdmissionDate as a CreateUserInputAdmissionDate1
-func (t CreateUserInput_AdmissionDate) AsCreateUserInputAdmissionDate1() (CreateUserInputAdmissionDate1, error) {
-	var body CreateUserInputAdmissionDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateUserInputAdmissionDate1 overwrites any union data inside the CreateUserInput_AdmissionDate as the provided CreateUserInputAdmissionDate1
-func (t *CreateUserInput_AdmissionDate) FromCreateUserInputAdmissionDate1(v CreateUserInputAdmissionDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateUserInputAdmissionDate1 performs a merge with any union data inside the CreateUserInput_AdmissionDate, using the provided CreateUserInputAdmissionDate1
-func (t *CreateUserInput_AdmissionDate) MergeCreateUserInputAdmissionDate1(v CreateUserInputAdmissionDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateUserInput_AdmissionDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateUserInput_AdmissionDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsCreateUserInputBillingRate0 returns the union data inside the CreateUserInput_BillingRate as a CreateUserInputBillingRate0
-func (t CreateUserInput_BillingRate) AsCreateUserInputBillingRate0() (CreateUserInputBillingRate0, error) {
-	var body CreateUserInputBillingRate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateUserInputBillingRate0 overwrites any union data inside the CreateUserInput_BillingRate as the provided CreateUserInputBillingRate0
-func (t *CreateUserInput_BillingRate) FromCreateUserInputBillingRate0(v CreateUserInputBillingRate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateUserInputBillingRate0 performs a merge with any union data inside the CreateUserInput_BillingRate, using the provided CreateUserInputBillingRate0
-func (t *CreateUserInput_BillingRate) MergeCreateUserInputBillingRate0(v CreateUserInputBillingRate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsCreateUserInputBillingRate1 returns the union data inside the CreateUserInput_BillingRate as a CreateUserInputBillingRate1
-func (t CreateUserInput_BillingRate) AsCreateUserInputBillingRate1() (CreateUserInputBillingRate1, error) {
-	var body CreateUserInputBillingRate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromCreateUserInputBillingRate1 overwrites any union data inside the CreateUserInput_BillingRate as the provided CreateUserInputBillingRate1
-func (t *CreateUserInput_BillingRate) FromCreateUserInputBillingRate1(v CreateUserInputBillingRate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeCreateUserInputBillingRate1 performs a merge with any union data inside the CreateUserInput_BillingRate, using the provided CreateUserInputBillingRate1
-func (t *CreateUserInput_BillingRate) MergeCreateUserInputBillingRate1(v CreateUserInputBillingRate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t CreateUserInput_BillingRate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *CreateUserInput_BillingRate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
