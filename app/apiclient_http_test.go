@@ -11,7 +11,6 @@ import (
 	"counsel/app/apptest"
 
 	"github.com/matryer/is"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // TestGeneratedClient drives a sign-in, a user creation and a contract
@@ -24,10 +23,10 @@ func TestGeneratedClient(t *testing.T) {
 	c, err := apiclient.NewClientWithResponses(s.URL)
 	is.NoErr(err)
 
-	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpIn{Email: apptest.AdminEmail})
+	otp, err := c.PostApiAccountLoginGetOtpWithResponse(ctx, apiclient.OtpInput{Email: apptest.AdminEmail})
 	is.NoErr(err)
 	is.Equal(otp.StatusCode(), 200)
-	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginIn{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
+	login, err := c.PostApiAccountLoginWithResponse(ctx, apiclient.LoginInput{Email: apptest.AdminEmail, Password: apptest.AdminPassword, Otp: otp.JSON200.Otp})
 	is.NoErr(err)
 	is.Equal(login.StatusCode(), 200)
 	bearer := func(_ context.Context, r *http.Request) error {
@@ -35,26 +34,22 @@ func TestGeneratedClient(t *testing.T) {
 		return nil
 	}
 
-	var admitted apiclient.UserCreateIn_AdmissionDate
-	is.NoErr(admitted.FromUserCreateInAdmissionDate1(openapi_types.Date{Time: time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)}))
-	var rate apiclient.UserCreateIn_BillingRate
-	is.NoErr(rate.FromUserCreateInBillingRate1("450.00"))
-	password, last := "jane-password-1", "Doe"
-	user, err := c.PostApiUsersWithResponse(ctx, apiclient.UserCreateIn{
+	// Plain pointer fields: the document gives each value its canonical
+	// form and leaves the other accepted forms to the descriptions.
+	admitted := time.Date(2016, 3, 1, 0, 0, 0, 0, time.UTC)
+	password, last, rate := "jane-password-1", "Doe", 450.0
+	user, err := c.PostApiUsersWithResponse(ctx, apiclient.CreateUserInput{
 		Email: "jane.doe@firm.example", FirstName: "Jane", LastName: &last, Password: &password,
 		AdmissionDate: &admitted, BillingRate: &rate,
 	}, bearer)
 	is.NoErr(err)
 	is.Equal(user.StatusCode(), 201)
 	is.Equal(user.JSON201.FullName, "Jane Doe")
+	is.True(user.JSON201.AdmissionDate != nil && user.JSON201.AdmissionDate.Equal(admitted))
 	is.Equal(user.Headers201.Location, "/api/users/"+strconv.FormatInt(user.JSON201.Id, 10))
 
-	var amount apiclient.ContractCreate_Amount
-	is.NoErr(amount.FromContractCreateAmount1("42000.5"))
-	var kind apiclient.ContractCreate_ContractType
-	is.NoErr(kind.FromContractCreateContractType0("license agreement"))
-	matter := int64(17)
-	created, err := c.PostApiContractsWithResponse(ctx, apiclient.ContractCreate{
+	amount, kind, matter := 42000.5, apiclient.LicenseAgreement, int64(17)
+	created, err := c.PostApiContractsWithResponse(ctx, apiclient.CreateContractInput{
 		ContractName: "Office lease", Amount: &amount, ContractType: &kind, MatterId: &matter,
 	}, bearer)
 	is.NoErr(err)
@@ -63,7 +58,8 @@ func TestGeneratedClient(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(got.StatusCode(), 200)
 	is.Equal(got.JSON200.ContractName, "Office lease")
-	is.Equal(string(got.JSON200.Status), "Draft")
+	is.Equal(got.JSON200.Status, apiclient.Draft)
+	is.Equal(got.JSON200.ContractType, apiclient.LicenseAgreement)
 	is.True(got.JSON200.Amount != nil)
 	is.Equal(*got.JSON200.Amount, 42000.5)
 

@@ -849,11 +849,11 @@ func TestContractOpenAPI(t *testing.T) {
 	is.True(upload.RequestBody.Content["multipart/form-data"] != nil) // multipart upload documented
 	is.True(upload.Responses["413"] != nil && upload.Responses["415"] != nil)
 	is.True(doc.Paths["/api/contracts/{id}"]["put"].Responses["409"] != nil) // illegal status change
-	for _, name := range []string{"Contract", "ContractListItem", "ContractCreate", "ContractEdit", "ContractStatusChange", "ContractStatusResults",
-		"ContractHistoryEntry", "ContractDocument", "ContractDocumentList", "ContractListItemPage", "ContractHistoryEntryPage"} {
+	for _, name := range []string{"ContractDto", "ContractListDto", "CreateContractInput", "UpdateContractInput", "ContractStatusChangeInput", "ContractStatusResultsDto",
+		"ContractHistoryEntryDto", "ContractDocumentDto", "ContractDocumentListDto", "ContractListPageDto", "ContractHistoryEntryPageDto"} {
 		is.True(doc.Components.Schemas[name] != nil) // schema present
 	}
 	var contractSchema struct{ Required []string }
-	is.NoErr(json.Unmarshal(doc.Components.Schemas["Contract"], &contractSchema))
+	is.NoErr(json.Unmarshal(doc.Components.Schemas["ContractDto"], &contractSchema))
 	is.Equal(contractSorted(contractSchema.Required), contractSorted(contractDTOFields)) // every ContractDto field
 }

@@ -14,8 +14,8 @@ func typeNames() []string   { n, _ := enumNames(contract.AllTypes()); return n }
 // contractListParams documents the list filter (docs/decisions.md §5).
 var contractListParams = append([]param{
 	{"Search", str(), "case-insensitive substring of the name, description or comments (at most 200 characters)"},
-	{"Status", arrayOf(coded(statusNames()...)), "repeatable (or comma-separated): any of the statuses, by name or code"},
-	{"ContractType", arrayOf(coded(typeNames()...)), "repeatable (or comma-separated): any of the types, by name or code"},
+	{"Status", codedList("ContractStatus"), "repeatable (or comma-separated): any of the statuses, by name or code"},
+	{"ContractType", codedList("ContractType"), "repeatable (or comma-separated): any of the types, by name or code"},
 	{"IsSigned", boolean(), ""},
 	{"IsDigital", boolean(), "true: contracts with a digitalContractId"},
 	{"MatterId", integer(), ""},
@@ -36,19 +36,19 @@ func (s *server) contractRoutes() []route {
 	h := s.needContracts
 	rs := []route{
 		{method: "GET", path: "/api/contracts", access: perm(account.ContractView), handler: h(s.handleContracts()),
-			op: op{summary: "List contracts: filtered, sorted and paged", tag: "contracts", params: contractListParams, resp: pageOf("ContractListItem"), errs: []int{400}}},
+			op: op{summary: "List contracts: filtered, sorted and paged", tag: "contracts", params: contractListParams, resp: ref("ContractListPageDto"), errs: []int{400}}},
 		{method: "POST", path: "/api/contracts", access: perm(account.ContractCreate), handler: h(s.handleCreateContract()),
-			op: op{summary: "Create a contract (always Draft)", tag: "contracts", body: ref("ContractCreate"), ok: 201, resp: ref("Contract"), errs: []int{400}}},
+			op: op{summary: "Create a contract (always Draft)", tag: "contracts", body: ref("CreateContractInput"), ok: 201, resp: ref("ContractDto"), errs: []int{400}}},
 		{method: "POST", path: "/api/contracts/changeStatus", access: perm(account.ContractEdit), handler: h(s.handleChangeStatuses()),
-			op: op{summary: "Change the status of several contracts, each on its own by the rules of PUT", tag: "contracts", body: ref("ContractStatusChange"), resp: ref("ContractStatusResults"), errs: []int{400}}},
+			op: op{summary: "Change the status of several contracts, each on its own by the rules of PUT", tag: "contracts", body: ref("ContractStatusChangeInput"), resp: ref("ContractStatusResultsDto"), errs: []int{400}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractView), handler: h(s.handleContract()),
-			op: op{summary: "One contract", tag: "contracts", resp: ref("Contract"), errs: []int{404}}},
+			op: op{summary: "One contract", tag: "contracts", resp: ref("ContractDto"), errs: []int{404}}},
 		{method: "PUT", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleUpdateContract()),
-			op: op{summary: "Change a contract; a status change goes through the state machine", tag: "contracts", body: ref("ContractEdit"), resp: ref("Contract"), errs: []int{400, 404, 409}}},
+			op: op{summary: "Change a contract; a status change goes through the state machine", tag: "contracts", body: ref("UpdateContractInput"), resp: ref("ContractDto"), errs: []int{400, 404, 409}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractDelete), handler: h(s.handleDeleteContract()),
 			op: op{summary: "Delete a Draft contract and its documents (409 otherwise); its history stays readable", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/history", access: perm(account.ContractView), handler: h(s.handleContractHistory()),
-			op: op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: pageOf("ContractHistoryEntry"), errs: []int{400, 404}}},
+			op: op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: ref("ContractHistoryEntryPageDto"), errs: []int{400, 404}}},
 	}
 	return optionalModule(append(rs, s.contractDocumentRoutes()...))
 }

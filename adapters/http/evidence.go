@@ -30,7 +30,7 @@ func (s *server) evidenceRoutes() []route {
 				tag: "system", resp: str(), respType: "application/x-pem-file", headers: []string{"Content-Disposition", "Cache-Control"}}},
 		{method: "POST", path: "/api/signing/verify", access: public, limited: true, maxBody: uploadBodyLimit, handler: h(s.handleVerify()),
 			op: op{summary: "Check whether a PDF is an unmodified document signed by this server (multipart/form-data, field file; at most 20 MiB): for which contract, by whom and when. A PDF without a valid signature is a 200 with valid false and the reason; a file that is not a PDF is a 415",
-				tag: tag, body: upload, bodyType: "multipart/form-data", resp: ref("SigningVerification"), errs: []int{400, 413, 415, 429}}},
+				tag: tag, body: upload, bodyType: "multipart/form-data", resp: ref("SigningVerificationDto"), errs: []int{400, 413, 415, 429}}},
 		{method: "GET", path: "/verify", access: public, handler: h(s.handleVerifyPage()),
 			op: op{summary: "A page where anyone can drop a PDF to check its signature (HTML, no JavaScript)", tag: tag, kind: kindPage}},
 		{method: "POST", path: "/verify", access: public, limited: true, maxBody: uploadBodyLimit, handler: h(s.handleVerifyPagePost()),

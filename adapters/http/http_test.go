@@ -109,7 +109,7 @@ func TestDocsPage(t *testing.T) {
 	is.True(strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html"))
 	body := rec.Body.String()
 	is.True(strings.Contains(body, "/api/account/login"))  // lists the routes
-	is.True(strings.Contains(body, "TokenResult"))         // and the schemas
+	is.True(strings.Contains(body, "TokenResultDto"))      // and the schemas
 	is.True(!strings.Contains(body, "<script src=\"http")) // nothing from a CDN
 }
 

@@ -83,12 +83,12 @@ func (s *server) handleUpdateOffice() http.HandlerFunc {
 func (s *server) officeRoutes() []route {
 	return []route{
 		{method: "GET", path: "/api/offices", access: authorized, handler: s.handleOffices(),
-			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("Office"))}},
+			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("OfficeDto"))}},
 		{method: "GET", path: "/api/offices/{id:[0-9]+}", access: authorized, handler: s.handleOffice(),
-			op: op{summary: "One office", tag: "offices", resp: ref("Office"), errs: []int{404}}},
+			op: op{summary: "One office", tag: "offices", resp: ref("OfficeDto"), errs: []int{404}}},
 		{method: "POST", path: "/api/offices", access: perm(account.OfficesEdit), handler: s.handleCreateOffice(),
-			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeIn"), ok: 201, resp: ref("Office"), errs: []int{400}}},
+			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeInput"), ok: 201, resp: ref("OfficeDto"), errs: []int{400}}},
 		{method: "PUT", path: "/api/offices/{id:[0-9]+}", access: perm(account.OfficesEdit), handler: s.handleUpdateOffice(),
-			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeIn"), resp: ref("Office"), errs: []int{400, 404}}},
+			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeInput"), resp: ref("OfficeDto"), errs: []int{400, 404}}},
 	}
 }

@@ -23,31 +23,77 @@ func arrayOf(items js) js      { return js{"type": "array", "items": items} }
 func ref(name string) js       { return js{"$ref": "#/components/schemas/" + name} }
 func enum(values ...string) js { return js{"type": "string", "enum": values} }
 
-// nullable is s or null; a union gains null as one more member, since
-// generators cannot use a union nested in a union.
+// nullable is s or null: a typed schema gains "null" among its types
+// (type: [string, "null"]), which generators read as a pointer; a
+// reference, a union or a list of values gains null as one more member of
+// a union, since null is none of the values.
 func nullable(s js) js {
+	c := js{}
+	for k, v := range s {
+		c[k] = v
+	}
+	if t, ok := s["type"].(string); ok && s["enum"] == nil {
+		c["type"] = []any{t, "null"}
+		return c
+	}
 	if alts, ok := s["anyOf"].([]any); ok {
-		c := js{}
-		for k, v := range s {
-			c[k] = v
-		}
 		c["anyOf"] = append(append([]any{}, alts...), js{"type": "null"})
 		return c
 	}
 	return js{"anyOf": []any{s, js{"type": "null"}}}
 }
-func pageOf(item string) js { return ref(item + "Page") }
 
-// dateInSchema is a date field of a request: an RFC 3339 date-time or a plain
-// yyyy-mm-dd date (docs/decisions.md §1).
-func dateInSchema() js {
-	return js{"anyOf": []any{dateTime(), js{"type": "string", "format": "date"}}}
+// alsoAccepts is the extension that lists, on a request value, the forms
+// the server reads besides the schema's own (canonical) form: a client
+// and a generator see only the canonical form, the description says the
+// others, and a validator of requests (openapitest) accepts the schema
+// or any of these. Only request schemas carry it.
+const alsoAccepts = "x-also-accepts"
+
+// lenient is a request value's canonical schema with the other forms the
+// server reads (also), which note describes.
+func lenient(canonical js, note string, also ...js) js {
+	c := js{}
+	for k, v := range canonical {
+		c[k] = v
+	}
+	alts := make([]any, len(also))
+	for i, a := range also {
+		alts[i] = a
+	}
+	c[alsoAccepts] = alts
+	c["description"] = withNote(canonical["description"], "also accepted: "+note)
+	return c
 }
 
-// numberInSchema is a number field of a request: a JSON number or a numeric
-// string.
+// withNote appends note to a description.
+func withNote(desc any, note string) string {
+	if d, _ := desc.(string); d != "" {
+		return d + "; " + note
+	}
+	return note
+}
+
+// dateInSchema is a date field of a request: an RFC 3339 date-time, or a
+// plain yyyy-mm-dd date.
+func dateInSchema() js {
+	return lenient(dateTime(), "a yyyy-mm-dd date (midnight UTC)", js{"type": "string", "format": "date"})
+}
+
+// numberInSchema is a number field of a request: a JSON number, or the
+// number as a string.
 func numberInSchema() js {
-	return js{"anyOf": []any{number(), js{"type": "string", "pattern": `^\s*-?[0-9]+(\.[0-9]+)?\s*$`}}}
+	return lenient(number(), `the number as a decimal string, such as "42000.50"`,
+		js{"type": "string", "pattern": `^\s*-?[0-9]+(\.[0-9]+)?\s*$`})
+}
+
+// codeNote says how requests may spell an enumeration's value.
+const codeNote = "the name in any case with spaces, - and _ ignored, or the integer code"
+
+// codedList is a query parameter of enumeration values: names of the
+// named enumeration, or any spelling or code codeNote allows.
+func codedList(name string) js {
+	return lenient(arrayOf(ref(name)), codeNote, arrayOf(js{"anyOf": []any{str(), integer()}}))
 }
 
 // names is an enumeration as requests may spell it: case-insensitive,
@@ -57,9 +103,6 @@ func names(values ...string) js {
 		"description": "one of " + strings.Join(values, ", ") + " (case-insensitive; spaces, - and _ ignored)"}
 }
 
-// coded is an enumeration a request may give by name (as names reads it)
-// or by integer code.
-func coded(values ...string) js { return js{"anyOf": []any{names(values...), integer()}} }
 func described(s js, d string) js {
 	c := js{}
 	for k, v := range s {
@@ -76,11 +119,6 @@ func object(props js, required ...string) js {
 		o["required"] = required
 	}
 	return o
-}
-
-// pageSchema is the paged envelope of item.
-func pageSchema(item string) js {
-	return object(js{"items": arrayOf(ref(item)), "count": integer(), "hasNext": boolean()}, "items", "count", "hasNext")
 }
 
 // op is a route's API reference entry. Statuses and headers that follow
@@ -125,7 +163,8 @@ var pathVar = regexp.MustCompile(`\{([a-zA-Z]+)(:[^}]*)?\}`)
 func docPath(p string) string { return pathVar.ReplaceAllString(p, "{$1}") }
 
 var pagingParams = []param{
-	{"Limit", js{"anyOf": []any{js{"type": "integer", "minimum": 0}, js{"type": "string", "pattern": "^[0-9]+$"}}}, "page size, default 20, at most 100 (larger values, however long, are clamped)"},
+	{"Limit", lenient(js{"type": "integer", "minimum": 0}, "digits beyond the integer range (clamped)", js{"type": "string", "pattern": "^[0-9]+$"}),
+		"page size, default 20, at most 100 (larger values, however long, are clamped)"},
 	{"Offset", integer(), "items to skip, default 0"},
 }
 

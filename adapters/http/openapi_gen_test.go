@@ -127,6 +127,9 @@ func (s *server) openAPI() []byte {
 			"x-permission": rt.access.String(),
 			"responses":    responses(rt),
 		}
+		// Every operation names its security: the bearer scheme, or none
+		// (an empty list) for a public one.
+		entry["security"] = []js{}
 		if !rt.access.public {
 			entry["security"] = []js{{"bearer": []string{}}}
 		}
@@ -305,7 +308,7 @@ func responses(rt route) js {
 		if _, done := out[key]; done {
 			continue
 		}
-		content := js{"application/problem+json": js{"schema": ref("Problem")}}
+		content := js{"application/problem+json": js{"schema": ref("ProblemDto")}}
 		if o.kind != kindJSON && own[c] {
 			// The signer's pages answer their own errors as pages.
 			content["text/html"] = js{"schema": str()}

@@ -15,21 +15,21 @@ func (s *server) remunerationRoutes() []route {
 	return []route{
 		{method: "GET", path: "/api/users/remunerations", access: authorized, handler: s.handleRemunerations(),
 			op: op{summary: "Remunerations, newest first; the user filter applies to the staff member", tag: "remunerations",
-				params: userFilterParams, resp: ref("RemunerationPage"), errs: []int{400}}},
+				params: userFilterParams, resp: ref("RemunerationPageDto"), errs: []int{400}}},
 		{method: "GET", path: "/api/users/remunerations/{id:[0-9]+}", access: authorized, handler: s.handleRemuneration(),
-			op: op{summary: "One remuneration", tag: "remunerations", resp: ref("Remuneration"), errs: []int{404}}},
+			op: op{summary: "One remuneration", tag: "remunerations", resp: ref("RemunerationDto"), errs: []int{404}}},
 		{method: "GET", path: "/api/users/remunerations/staff/{id:[0-9]+}", access: authorized, handler: s.handleLatestRemuneration(),
 			op: op{summary: "A staff member's latest remuneration (greatest remunerationDate, then id)", tag: "remunerations",
-				resp: ref("Remuneration"), errs: []int{404}}},
+				resp: ref("RemunerationDto"), errs: []int{404}}},
 		{method: "POST", path: "/api/users/remuneration", access: perm(account.RemunerationsCreate), handler: s.handleCreateRemuneration(),
 			op: op{summary: "Record a remuneration; its figures are computed and kept as of now", tag: "remunerations",
-				body: ref("RemunerationIn"), resp: ref("Remuneration"), errs: []int{400, 404}}},
+				body: ref("RemunerationInput"), resp: ref("RemunerationDto"), errs: []int{400, 404}}},
 		{method: "GET", path: "/api/users/pqeadjustments/{id:[0-9]+}", access: authorized, handler: s.handlePQEAdjustments(),
 			op: op{summary: "A staff member's PQE adjustments, newest start first", tag: "remunerations", params: pagingParams,
-				resp: ref("PqeAdjustmentPage"), errs: []int{400, 404}}},
+				resp: ref("PqeAdjustmentPageDto"), errs: []int{400, 404}}},
 		{method: "POST", path: "/api/users/pqeadjustments", access: authorized, handler: s.handleCreatePQEAdjustment(),
 			op: op{summary: "Record a PQE adjustment: your own, or anyone's with RemunerationsCreate", tag: "remunerations",
-				body: ref("PqeAdjustmentIn"), resp: ref("PqeAdjustment"), errs: []int{400, 403, 404}}},
+				body: ref("PqeAdjustmentInput"), resp: ref("PqeAdjustmentDto"), errs: []int{400, 403, 404}}},
 	}
 }
 

@@ -39,70 +39,71 @@ type component struct {
 func components() []component {
 	c := func(name string, t reflect.Type, require ...string) component { return component{name, t, require} }
 	return []component{
-		c("Problem", typeOf[problem]()),
-		c("OtpIn", typeOf[otpIn]()),
-		c("OtpResult", typeOf[otpResult]()),
-		c("LoginIn", typeOf[loginIn]()),
-		c("IdpLoginIn", typeOf[idpLoginIn]()),
-		c("RefreshIn", typeOf[refreshIn]()),
-		c("LogoutIn", typeOf[logoutIn]()),
-		c("TokenResult", typeOf[tokenResult]()),
-		c("TotpStatus", typeOf[totpStatusDTO]()),
-		c("TotpEnrolment", typeOf[totpEnrolmentDTO]()),
-		c("TotpConfirmIn", typeOf[totpConfirmIn]()),
-		c("TotpRecoveryCodes", typeOf[totpRecoveryCodesDTO]()),
-		c("TotpDisableIn", typeOf[totpDisableIn]()),
-		c("Role", typeOf[roleDTO]()),
-		c("RoleIn", typeOf[roleIn]()),
-		c("Address", typeOf[addressDTO]()),
-		c("AddressIn", typeOf[addressIn]()),
-		c("Office", typeOf[officeDTO]()),
-		c("OfficeIn", typeOf[officeIn]()),
-		c("FormattedUser", typeOf[formattedUserDTO]()),
-		c("FormattedUserPage", typeOf[page[formattedUserDTO]]()),
-		c("User", typeOf[userDTO]()),
-		c("UserIn", typeOf[userIn]()),
-		c("UserCreateIn", typeOf[userIn](), "email", "firstName"),
-		c("CurrentUser", typeOf[currentUserDTO]()),
-		c("ChangePasswordIn", typeOf[changePasswordIn]()),
-		c("ReviewersIn", typeOf[reviewersIn]()),
-		c("OfferingReviewers", typeOf[offeringReviewersDTO]()),
-		c("Staff", typeOf[staffDTO]()),
-		c("Remuneration", typeOf[remunerationDTO]()),
-		c("RemunerationPage", typeOf[page[remunerationDTO]]()),
-		c("RemunerationIn", typeOf[remunerationIn]()),
-		c("PqeAdjustment", typeOf[pqeAdjustmentDTO]()),
-		c("PqeAdjustmentPage", typeOf[page[pqeAdjustmentDTO]]()),
-		c("PqeAdjustmentIn", typeOf[pqeAdjustmentIn]()),
-		c("Contract", typeOf[contractDTO]()),
-		c("ContractListItem", typeOf[contractListDTO]()),
-		c("ContractListItemPage", typeOf[page[contractListDTO]]()),
-		c("ContractCreate", typeOf[contractIn](), "contractName"),
-		c("ContractEdit", typeOf[contractIn]()),
-		c("ContractStatusChange", typeOf[statusChangeIn]()),
-		c("ContractStatusResults", typeOf[statusResultsDTO]()),
-		c("ContractHistoryEntry", typeOf[historyDTO]()),
-		c("ContractHistoryEntryPage", typeOf[page[historyDTO]]()),
-		c("ContractDocument", typeOf[documentDTO]()),
-		c("ContractDocumentList", typeOf[documentListDTO]()),
-		c("SigningSubmitter", typeOf[signingSubmitterDTO]()),
+		c("ProblemDto", typeOf[problem]()),
+		c("OtpInput", typeOf[otpIn]()),
+		c("OtpResultDto", typeOf[otpResult]()),
+		c("LoginInput", typeOf[loginIn]()),
+		c("IdpLoginInput", typeOf[idpLoginIn]()),
+		c("RefreshInput", typeOf[refreshIn]()),
+		c("LogoutInput", typeOf[logoutIn]()),
+		c("TokenResultDto", typeOf[tokenResult]()),
+		c("TotpStatusDto", typeOf[totpStatusDTO]()),
+		c("TotpEnrolmentDto", typeOf[totpEnrolmentDTO]()),
+		c("TotpConfirmInput", typeOf[totpConfirmIn]()),
+		c("TotpRecoveryCodesDto", typeOf[totpRecoveryCodesDTO]()),
+		c("TotpDisableInput", typeOf[totpDisableIn]()),
+		c("RoleDto", typeOf[roleDTO]()),
+		c("RoleInput", typeOf[roleIn]()),
+		c("AddressDto", typeOf[addressDTO]()),
+		c("AddressInput", typeOf[addressIn]()),
+		c("OfficeDto", typeOf[officeDTO]()),
+		c("OfficeInput", typeOf[officeIn]()),
+		c("FormattedUserDto", typeOf[formattedUserDTO]()),
+		c("FormattedUserPageDto", typeOf[page[formattedUserDTO]]()),
+		c("UserDto", typeOf[userDTO]()),
+		c("UpdateUserInput", typeOf[userIn]()),
+		c("CreateUserInput", typeOf[userIn](), "email", "firstName"),
+		c("CurrentUserDto", typeOf[currentUserDTO]()),
+		c("ChangePasswordInput", typeOf[changePasswordIn]()),
+		c("ReviewersInput", typeOf[reviewersIn]()),
+		c("OfferingReviewersDto", typeOf[offeringReviewersDTO]()),
+		c("StaffDto", typeOf[staffDTO]()),
+		c("RemunerationDto", typeOf[remunerationDTO]()),
+		c("RemunerationPageDto", typeOf[page[remunerationDTO]]()),
+		c("RemunerationInput", typeOf[remunerationIn]()),
+		c("PqeAdjustmentDto", typeOf[pqeAdjustmentDTO]()),
+		c("PqeAdjustmentPageDto", typeOf[page[pqeAdjustmentDTO]]()),
+		c("PqeAdjustmentInput", typeOf[pqeAdjustmentIn]()),
+		c("ContractDto", typeOf[contractDTO]()),
+		c("ContractListDto", typeOf[contractListDTO]()),
+		c("ContractListPageDto", typeOf[page[contractListDTO]]()),
+		c("CreateContractInput", typeOf[contractIn](), "contractName"),
+		c("UpdateContractInput", typeOf[contractIn]()),
+		c("ContractStatusChangeInput", typeOf[statusChangeIn]()),
+		c("ContractStatusResultsDto", typeOf[statusResultsDTO]()),
+		c("ContractHistoryEntryDto", typeOf[historyDTO]()),
+		c("ContractHistoryEntryPageDto", typeOf[page[historyDTO]]()),
+		c("ContractDocumentDto", typeOf[documentDTO]()),
+		c("ContractDocumentListDto", typeOf[documentListDTO]()),
+		c("SigningSubmitterDto", typeOf[signingSubmitterDTO]()),
 		c("SigningSubmission", typeOf[signingSubmissionDTO]()),
-		c("SigningSubmissionList", typeOf[signingSubmissionListDTO]()),
-		c("SigningTemplate", typeOf[signingTemplateDTO]()),
-		c("SigningTemplateDocument", typeOf[signingTemplateDocumentDTO]()),
-		c("SigningSubmitterIn", typeOf[signingSubmitterIn]()),
-		c("SigningSubmitForSigningIn", typeOf[submitForSigningIn]()),
-		c("SigningCreateSubmissionsIn", typeOf[createSubmissionsIn]()),
-		c("SigningBuilderToken", typeOf[builderTokenDTO]()),
-		c("SigningVerification", typeOf[verificationDTO]()),
-		c("SigningWebhookResult", typeOf[webhookResultDTO]()),
-		c("ReauthenticateIn", typeOf[reauthenticateIn]()),
-		c("Reauthentication", typeOf[reauthenticationDTO]()),
+		c("SigningSubmissionListDto", typeOf[signingSubmissionListDTO]()),
+		c("SigningTemplateDto", typeOf[signingTemplateDTO]()),
+		c("SigningTemplateDocumentDto", typeOf[signingTemplateDocumentDTO]()),
+		c("SigningSubmitter", typeOf[signingSubmitterIn]()),
+		c("SigningSubmissionItem", typeOf[signingSubmissionIn]()),
+		c("SigningSubmitForSigningInput", typeOf[submitForSigningIn]()),
+		c("SigningCreateSubmissionInput", typeOf[createSubmissionsIn]()),
+		c("SigningBuilderTokenDto", typeOf[builderTokenDTO]()),
+		c("SigningVerificationDto", typeOf[verificationDTO]()),
+		c("SigningWebhookResultDto", typeOf[webhookResultDTO]()),
+		c("ReauthenticateInput", typeOf[reauthenticateIn]()),
+		c("ReauthenticationDto", typeOf[reauthenticationDTO]()),
 	}
 }
 
 // enumerations are the named enumerations, from the domain's value lists,
-// and the two request shapes that are unions.
+// and the permission set a request sends.
 func enumerations() map[string]js {
 	var types []string
 	for _, t := range problemTypes {
@@ -122,8 +123,8 @@ func enumerations() map[string]js {
 		"ContractType":   described(enum(typeNames()...), typeDesc),
 		"ContractAction": enum(actions...),
 		"Permissions":    arrayOf(enum(account.AllPermissionSet.Names()...)),
-		"PermissionsIn": js{"description": "the new permission set: an array of names, or an object with a permissions array",
-			"anyOf": []any{arrayOf(str()), object(js{"permissions": arrayOf(str())}, "permissions")}},
+		"PermissionsInput": lenient(described(arrayOf(str()), "the new permission set: an array of names"),
+			"an object with a permissions array", object(js{"permissions": arrayOf(str())}, "permissions")),
 	}
 }
 
@@ -166,9 +167,7 @@ func generate(components []component) (map[string]js, error) {
 			props, _ := s["properties"].(js)
 			for _, n := range c.require { // required, so not null either
 				if p, ok := props[n].(js); ok {
-					if alts, ok := p["anyOf"].([]any); ok && len(alts) == 2 {
-						props[n] = alts[0]
-					}
+					props[n] = notNull(p)
 				}
 			}
 		}
@@ -177,34 +176,53 @@ func generate(components []component) (map[string]js, error) {
 	return out, nil
 }
 
+// notNull is s without null, undoing nullable.
+func notNull(s js) js {
+	c := js{}
+	for k, v := range s {
+		c[k] = v
+	}
+	if types, ok := s["type"].([]any); ok && len(types) == 2 && types[1] == "null" {
+		c["type"] = types[0]
+		return c
+	}
+	if alts, ok := s["anyOf"].([]any); ok && len(alts) == 2 && alts[1].(js)["type"] == "null" {
+		if len(s) == 1 {
+			return alts[0].(js)
+		}
+		c["anyOf"] = alts[:1]
+	}
+	return c
+}
+
 // schemaOfType generates t's schema; the named types inside it become
 // references.
 func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) {
 	var customize openapi3gen.SchemaCustomizerFn
 	customize = func(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
-		nullable := s.Nullable
+		orNull := s.Nullable
 		switch {
 		case t == timeType:
 			*s = openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "date-time"}
 		case t == numberType:
 			*s = openapi3.Schema{Type: &openapi3.Types{"number"}, Format: "double"}
 		case t == numberInType:
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(numberInSchema())}}
-			nullable = false
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable(numberInSchema())}}
+			orNull = false
 		case t == textType:
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(str())}}
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable(str())}}
 		case t == idType:
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(integer())}}
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable(integer())}}
 		case t == idsType:
 			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": arrayOf(integer())}}
 		case t == codeType:
-			values := map[string][]string{"ContractType": typeNames(), "ContractStatus": statusNames()}[tag.Get("names")]
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(coded(values...))}}
+			// The named enumeration, or its name in any spelling or code.
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": lenient(nullable(ref(tag.Get("names"))), codeNote, str(), integer())}}
 		case t == templateType:
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": js{"anyOf": []any{integer(), str()}}}}
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": lenient(integer(), "the id as a string", str())}}
 		case t == dateInType:
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(dateInSchema())}}
-			nullable = false
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable(dateInSchema())}}
+			orNull = false
 		case isOpt(t):
 			inner, err := schemaOfType(t.Field(2).Type, names)
 			if err != nil {
@@ -213,8 +231,8 @@ func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) 
 			if n, ok := names[t.Field(2).Type]; ok {
 				inner = ref(n)
 			}
-			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable2(inner)}}
-			nullable = false
+			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": nullable(inner)}}
+			orNull = false
 		case names[t] != "" && t != root:
 			*s = openapi3.Schema{Extensions: map[string]any{"x-schema": ref(names[t])}}
 		case t.Kind() == reflect.Struct:
@@ -250,7 +268,7 @@ func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) 
 		if d := tag.Get("doc"); d != "" {
 			s.Description = d
 		}
-		s.Nullable = nullable
+		s.Nullable = orNull
 		return nil
 	}
 	g := openapi3gen.NewGenerator(openapi3gen.SchemaCustomizer(customize))
@@ -270,28 +288,26 @@ func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) 
 	return to31(m), nil
 }
 
-// nullable2 marks a schema as accepting null for to31.
-func nullable2(s js) js { return js{"x-nullable-of": s} }
-
 // to31 rewrites openapi3gen's OpenAPI 3.0 output as 3.1: nullable
-// becomes a union with null, and the schemas the customizer set
-// (x-schema) replace their placeholders, keeping a description.
+// becomes null among the types (or a union with null), and the schemas
+// the customizer set (x-schema) replace their placeholders, keeping a
+// description (before the schema's own note on what else it accepts).
 func to31(m js) js {
 	if x, ok := m["x-schema"].(js); ok {
 		out := js{}
 		for k, v := range to31(x) {
 			out[k] = v
 		}
-		if d, ok := m["description"]; ok {
-			out["description"] = d
-		}
 		if m["nullable"] == true {
 			out = nullable(out)
 		}
+		if d, ok := m["description"].(string); ok {
+			if _, lenient := out[alsoAccepts]; lenient {
+				d = withNote(d, out["description"].(string))
+			}
+			out["description"] = d
+		}
 		return out
-	}
-	if x, ok := m["x-nullable-of"].(js); ok {
-		return nullable(to31(x))
 	}
 	for k, v := range m {
 		switch t := v.(type) {

@@ -35,21 +35,21 @@ func (s *server) signingRoutes() []route {
 	return optionalModule([]route{
 		{method: "POST", path: "/api/contracts/signing/{id:[0-9]+}/submitForSigning", access: perm(account.ContractEdit), handler: h(s.handleSubmitForSigning()),
 			op: op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
-				tag: tag, body: ref("SigningSubmitForSigningIn"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
+				tag: tag, body: ref("SigningSubmitForSigningInput"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/template", access: perm(account.ContractView), handler: h(s.handleSigningTemplate()),
-			op: op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: tag, resp: ref("SigningTemplate"), errs: []int{404, 502}}},
+			op: op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: tag, resp: ref("SigningTemplateDto"), errs: []int{404, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/submissions", access: perm(account.ContractView), handler: h(s.handleSigningSubmissions()),
 			op: op{summary: "The submissions of a digital contract's template, newest first (404 for a non-digital contract). Applies any completion, decline or expiry of the contract's submission that it has missed",
-				tag: tag, resp: ref("SigningSubmissionList"), errs: []int{404, 502}}},
+				tag: tag, resp: ref("SigningSubmissionListDto"), errs: []int{404, 502}}},
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
 			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions; 404 for a templateId the provider does not know or that belongs to another DocuSeal account",
-				tag: tag, body: ref("SigningCreateSubmissionsIn"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
+				tag: tag, body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
 			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
-				tag: tag, resp: ref("SigningBuilderToken"), errs: []int{404, 501}}},
+				tag: tag, resp: ref("SigningBuilderTokenDto"), errs: []int{404, 501}}},
 		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
 			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). Authenticated by X-Docuseal-Signature (HMAC-SHA256 with the whsec_ secret of COUNSEL_DOCUSEAL_WEBHOOK_SECRET, within 300 seconds) or by the custom header of COUNSEL_DOCUSEAL_WEBHOOK_HEADER (DocuSeal before 2.5.3); 401 otherwise (DocuSeal's unsigned test delivery included), and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
-				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResult"), errs: []int{400, 401, 413}}},
+				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResultDto"), errs: []int{400, 401, 413}}},
 	})
 }
 
@@ -259,14 +259,18 @@ func (t *templateIDIn) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// signingSubmissionIn is one submission of createSubmissionsIn: its
+// signing parties.
+type signingSubmissionIn struct {
+	Submitters []signingSubmitterIn `json:"submitters"`
+}
+
 type createSubmissionsIn struct {
-	TemplateID templateIDIn `json:"templateId" required:"true" doc:"an existing template of the provider, as an integer or a string"`
-	Submission []struct {
-		Submitters []signingSubmitterIn `json:"submitters"`
-	} `json:"submission" required:"true" doc:"1 to 20 submissions, each of 1 to 20 submitters"`
-	SendEmail *bool  `json:"sendEmail" doc:"default true"`
-	SendSMS   *bool  `json:"sendSms" doc:"default false"`
-	Order     string `json:"order" enum:",preserved,random"`
+	TemplateID templateIDIn          `json:"templateId" required:"true" doc:"an existing template of the provider"`
+	Submission []signingSubmissionIn `json:"submission" required:"true" doc:"1 to 20 submissions, each of 1 to 20 submitters"`
+	SendEmail  *bool                 `json:"sendEmail" doc:"default true"`
+	SendSMS    *bool                 `json:"sendSms" doc:"default false"`
+	Order      string                `json:"order" enum:",preserved,random"`
 }
 
 func (s *server) handleCreateSubmissions() http.HandlerFunc {

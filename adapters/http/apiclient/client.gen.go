@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/runtime"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for ContractStatus.
@@ -138,8 +137,8 @@ func (e ProblemType) Valid() bool {
 	}
 }
 
-// Address defines model for Address.
-type Address struct {
+// AddressDto defines model for AddressDto.
+type AddressDto struct {
 	Address1 string `json:"address1"`
 	Address2 string `json:"address2"`
 	Country  string `json:"country"`
@@ -148,8 +147,8 @@ type Address struct {
 	Suburb   string `json:"suburb"`
 }
 
-// AddressIn defines model for AddressIn.
-type AddressIn struct {
+// AddressInput defines model for AddressInput.
+type AddressInput struct {
 	Address1 *string `json:"address1,omitempty"`
 	Address2 *string `json:"address2,omitempty"`
 	Country  *string `json:"country,omitempty"`
@@ -158,8 +157,8 @@ type AddressIn struct {
 	Suburb   *string `json:"suburb,omitempty"`
 }
 
-// Contract defines model for Contract.
-type Contract struct {
+// ContractDto defines model for ContractDto.
+type ContractDto struct {
 	// Amount exact decimal, written with 2 decimals
 	Amount              *float64 `json:"amount"`
 	ClientId            *int64   `json:"clientId"`
@@ -194,102 +193,77 @@ type Contract struct {
 	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
-// ContractCreate defines model for ContractCreate.
-type ContractCreate struct {
-	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals
-	Amount   *ContractCreate_Amount `json:"amount,omitempty"`
-	ClientId *int64                 `json:"clientId,omitempty"`
-
-	// Comments at most 20000 characters
-	Comments *string `json:"comments,omitempty"`
-
-	// ContractDescription at most 20000 characters
-	ContractDescription *string `json:"contractDescription,omitempty"`
-	ContractName        string  `json:"contractName"`
-
-	// ContractType default Other; null is refused on a change
-	ContractType *ContractCreate_ContractType `json:"contractType,omitempty"`
-
-	// Currency a 3-letter ISO 4217 code (upper-cased)
-	Currency *string `json:"currency,omitempty"`
-
-	// EndDate not before startDate
-	EndDate   *ContractCreate_EndDate   `json:"endDate,omitempty"`
-	MatterId  *int64                    `json:"matterId,omitempty"`
-	ProjectId *int64                    `json:"projectId,omitempty"`
-	StartDate *ContractCreate_StartDate `json:"startDate,omitempty"`
-
-	// Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
-	Status *ContractCreate_Status `json:"status,omitempty"`
-}
-
-// ContractCreateAmount0 defines model for ContractCreate.Amount.0.
-type ContractCreateAmount0 = float64
-
-// ContractCreateAmount1 defines model for ContractCreate.Amount.1.
-type ContractCreateAmount1 = string
-
-// ContractCreate_Amount >= 0, below 10^15; rounded half away from zero to 2 decimals
-type ContractCreate_Amount struct {
-	union json.RawMessage
-}
-
-// ContractCreateContractType0 one of ServiceAgreement, EmploymentContract, NonDisclosureAgreement, PartnershipAgreement, LicenseAgreement, Other (case-insensitive; spaces, - and _ ignored)
-//
-// Examples: ServiceAgreement, EmploymentContract, NonDisclosureAgreement, PartnershipAgreement, LicenseAgreement, Other
-type ContractCreateContractType0 = string
-
-// ContractCreateContractType1 defines model for ContractCreate.ContractType.1.
-type ContractCreateContractType1 = int64
-
-// ContractCreate_ContractType default Other; null is refused on a change
-type ContractCreate_ContractType struct {
-	union json.RawMessage
-}
-
-// ContractCreateEndDate0 defines model for ContractCreate.EndDate.0.
-type ContractCreateEndDate0 = time.Time
-
-// ContractCreateEndDate1 defines model for ContractCreate.EndDate.1.
-type ContractCreateEndDate1 = openapi_types.Date
-
-// ContractCreate_EndDate not before startDate
-type ContractCreate_EndDate struct {
-	union json.RawMessage
-}
-
-// ContractCreateStartDate0 defines model for ContractCreate.StartDate.0.
-type ContractCreateStartDate0 = time.Time
-
-// ContractCreateStartDate1 defines model for ContractCreate.StartDate.1.
-type ContractCreateStartDate1 = openapi_types.Date
-
-// ContractCreate_StartDate defines model for ContractCreate.StartDate.
-type ContractCreate_StartDate struct {
-	union json.RawMessage
-}
-
-// ContractCreateStatus0 one of Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived (case-insensitive; spaces, - and _ ignored)
-//
-// Examples: Draft, ContractDesign, WaitingForClientSignature, Signed, Declined, Expired, Terminated, Archived
-type ContractCreateStatus0 = string
-
-// ContractCreateStatus1 defines model for ContractCreate.Status.1.
-type ContractCreateStatus1 = int64
-
-// ContractCreate_Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses
-type ContractCreate_Status struct {
-	union json.RawMessage
-}
-
 // ContractStatus a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code
 type ContractStatus string
 
 // ContractType a ContractType: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code
 type ContractType string
 
-// LoginIn defines model for LoginIn.
-type LoginIn struct {
+// CreateContractInput defines model for CreateContractInput.
+type CreateContractInput struct {
+	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals; also accepted: the number as a decimal string, such as "42000.50"
+	Amount   *float64 `json:"amount,omitempty"`
+	ClientId *int64   `json:"clientId,omitempty"`
+
+	// Comments at most 20000 characters
+	Comments *string `json:"comments,omitempty"`
+
+	// ContractDescription at most 20000 characters
+	ContractDescription *string `json:"contractDescription,omitempty"`
+
+	// ContractName required on creation: not blank, at most 200 characters
+	ContractName string `json:"contractName"`
+
+	// ContractType default Other; null is refused on a change; also accepted: the name in any case with spaces, - and _ ignored, or the integer code
+	ContractType *ContractType `json:"contractType,omitempty"`
+
+	// Currency a 3-letter ISO 4217 code (upper-cased)
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate not before startDate; also accepted: a yyyy-mm-dd date (midnight UTC)
+	EndDate   *time.Time `json:"endDate,omitempty"`
+	MatterId  *int64     `json:"matterId,omitempty"`
+	ProjectId *int64     `json:"projectId,omitempty"`
+
+	// StartDate also accepted: a yyyy-mm-dd date (midnight UTC)
+	StartDate *time.Time `json:"startDate,omitempty"`
+
+	// Status ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses; also accepted: the name in any case with spaces, - and _ ignored, or the integer code
+	Status *ContractStatus `json:"status,omitempty"`
+}
+
+// CreateUserInput defines model for CreateUserInput.
+type CreateUserInput struct {
+	Active *bool `json:"active,omitempty"`
+
+	// Address null empties the address
+	Address *AddressInput `json:"address,omitempty"`
+
+	// AdmissionDate null removes it; also accepted: a yyyy-mm-dd date (midnight UTC)
+	AdmissionDate *time.Time `json:"admissionDate,omitempty"`
+
+	// BillingRate also accepted: the number as a decimal string, such as "42000.50"
+	BillingRate   *float64 `json:"billingRate,omitempty"`
+	ContactNumber *string  `json:"contactNumber,omitempty"`
+	Email         string   `json:"email"`
+	FirstName     string   `json:"firstName"`
+	IsLegal       *bool    `json:"isLegal,omitempty"`
+	IsStaff       *bool    `json:"isStaff,omitempty"`
+	LastName      *string  `json:"lastName,omitempty"`
+
+	// OfficeId null or 0 removes the office
+	OfficeId *int64 `json:"officeId,omitempty"`
+
+	// Password 8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)
+	Password          *string `json:"password,omitempty"`
+	ProfilePictureUrl *string `json:"profilePictureUrl,omitempty"`
+
+	// RoleIds the roles held; absent: the default roles on creation, unchanged on edit
+	RoleIds *[]int64 `json:"roleIds,omitempty"`
+}
+
+// LoginInput defines model for LoginInput.
+type LoginInput struct {
 	Email string `json:"email"`
 
 	// Otp the code from get-otp; with an authenticator app on, the app's current code or an unused recovery code
@@ -297,23 +271,23 @@ type LoginIn struct {
 	Password string `json:"password"`
 }
 
-// Office defines model for Office.
-type Office struct {
-	Active  bool    `json:"active"`
-	Address Address `json:"address"`
-	Id      int64   `json:"id"`
-	Name    string  `json:"name"`
-	Phone   string  `json:"phone"`
-	Website string  `json:"website"`
+// OfficeDto defines model for OfficeDto.
+type OfficeDto struct {
+	Active  bool       `json:"active"`
+	Address AddressDto `json:"address"`
+	Id      int64      `json:"id"`
+	Name    string     `json:"name"`
+	Phone   string     `json:"phone"`
+	Website string     `json:"website"`
 }
 
-// OtpIn defines model for OtpIn.
-type OtpIn struct {
+// OtpInput defines model for OtpInput.
+type OtpInput struct {
 	Email string `json:"email"`
 }
 
-// OtpResult defines model for OtpResult.
-type OtpResult struct {
+// OtpResultDto defines model for OtpResultDto.
+type OtpResultDto struct {
 	Email string `json:"email"`
 
 	// Otp the code in response delivery mode, else empty
@@ -321,8 +295,8 @@ type OtpResult struct {
 	Status bool   `json:"status"`
 }
 
-// Problem defines model for Problem.
-type Problem struct {
+// ProblemDto defines model for ProblemDto.
+type ProblemDto struct {
 	Detail string `json:"detail"`
 
 	// Errors messages per field, for validation problems
@@ -337,16 +311,16 @@ type Problem struct {
 // ProblemType the kind of problem; one type per status, but for 403's reauthentication-required (re-authenticate, then retry)
 type ProblemType string
 
-// Role defines model for Role.
-type Role struct {
+// RoleDto defines model for RoleDto.
+type RoleDto struct {
 	Id            int64  `json:"id"`
 	IsDefaultRole bool   `json:"isDefaultRole"`
 	IsSystemAdmin bool   `json:"isSystemAdmin"`
 	Name          string `json:"name"`
 }
 
-// TokenResult defines model for TokenResult.
-type TokenResult struct {
+// TokenResultDto defines model for TokenResultDto.
+type TokenResultDto struct {
 	// AccessToken EdDSA JWT, 15 minutes
 	AccessToken string `json:"accessToken"`
 
@@ -357,10 +331,10 @@ type TokenResult struct {
 	UserId string `json:"userId"`
 }
 
-// User defines model for User.
-type User struct {
+// UserDto defines model for UserDto.
+type UserDto struct {
 	Active        bool       `json:"active"`
-	Address       Address    `json:"address"`
+	Address       AddressDto `json:"address"`
 	AdmissionDate *time.Time `json:"admissionDate"`
 
 	// BillingRate hourly billing rate; set by the latest remuneration or by an edit
@@ -370,514 +344,30 @@ type User struct {
 	FirstName     string  `json:"firstName"`
 
 	// FullName first name joined with last name
-	FullName string  `json:"fullName"`
-	Id       int64   `json:"id"`
-	IsLegal  bool    `json:"isLegal"`
-	IsStaff  bool    `json:"isStaff"`
-	LastName string  `json:"lastName"`
-	Office   *Office `json:"office"`
+	FullName string     `json:"fullName"`
+	Id       int64      `json:"id"`
+	IsLegal  bool       `json:"isLegal"`
+	IsStaff  bool       `json:"isStaff"`
+	LastName string     `json:"lastName"`
+	Office   *OfficeDto `json:"office"`
 
 	// Pqy post-qualification years now, less PQE adjustments; null without an admission date
-	Pqy               *float64 `json:"pqy"`
-	ProfilePictureUrl string   `json:"profilePictureUrl"`
-	Roles             []Role   `json:"roles"`
-}
-
-// UserCreateIn defines model for UserCreateIn.
-type UserCreateIn struct {
-	Active *bool `json:"active,omitempty"`
-
-	// Address null empties the address
-	Address *AddressIn `json:"address,omitempty"`
-
-	// AdmissionDate null removes it
-	AdmissionDate *UserCreateIn_AdmissionDate `json:"admissionDate,omitempty"`
-	BillingRate   *UserCreateIn_BillingRate   `json:"billingRate,omitempty"`
-	ContactNumber *string                     `json:"contactNumber,omitempty"`
-	Email         string                      `json:"email"`
-	FirstName     string                      `json:"firstName"`
-	IsLegal       *bool                       `json:"isLegal,omitempty"`
-	IsStaff       *bool                       `json:"isStaff,omitempty"`
-	LastName      *string                     `json:"lastName,omitempty"`
-
-	// OfficeId null or 0 removes the office
-	OfficeId *int64 `json:"officeId,omitempty"`
-
-	// Password 8 to 128 characters; creation only (PUT ignores it: use /api/users/changepassword)
-	Password          *string `json:"password,omitempty"`
-	ProfilePictureUrl *string `json:"profilePictureUrl,omitempty"`
-
-	// RoleIds the roles held; absent: the default roles on creation, unchanged on edit
-	RoleIds *[]int64 `json:"roleIds,omitempty"`
-}
-
-// UserCreateInAdmissionDate0 defines model for UserCreateIn.AdmissionDate.0.
-type UserCreateInAdmissionDate0 = time.Time
-
-// UserCreateInAdmissionDate1 defines model for UserCreateIn.AdmissionDate.1.
-type UserCreateInAdmissionDate1 = openapi_types.Date
-
-// UserCreateIn_AdmissionDate null removes it
-type UserCreateIn_AdmissionDate struct {
-	union json.RawMessage
-}
-
-// UserCreateInBillingRate0 defines model for UserCreateIn.BillingRate.0.
-type UserCreateInBillingRate0 = float64
-
-// UserCreateInBillingRate1 defines model for UserCreateIn.BillingRate.1.
-type UserCreateInBillingRate1 = string
-
-// UserCreateIn_BillingRate defines model for UserCreateIn.BillingRate.
-type UserCreateIn_BillingRate struct {
-	union json.RawMessage
+	Pqy               *float64  `json:"pqy"`
+	ProfilePictureUrl string    `json:"profilePictureUrl"`
+	Roles             []RoleDto `json:"roles"`
 }
 
 // PostApiAccountLoginJSONRequestBody defines body for PostApiAccountLogin for application/json ContentType.
-type PostApiAccountLoginJSONRequestBody = LoginIn
+type PostApiAccountLoginJSONRequestBody = LoginInput
 
 // PostApiAccountLoginGetOtpJSONRequestBody defines body for PostApiAccountLoginGetOtp for application/json ContentType.
-type PostApiAccountLoginGetOtpJSONRequestBody = OtpIn
+type PostApiAccountLoginGetOtpJSONRequestBody = OtpInput
 
 // PostApiContractsJSONRequestBody defines body for PostApiContracts for application/json ContentType.
-type PostApiContractsJSONRequestBody = ContractCreate
+type PostApiContractsJSONRequestBody = CreateContractInput
 
 // PostApiUsersJSONRequestBody defines body for PostApiUsers for application/json ContentType.
-type PostApiUsersJSONRequestBody = UserCreateIn
-
-// AsContractCreateAmount0 returns the union data inside the ContractCreate_Amount as a ContractCreateAmount0
-func (t ContractCreate_Amount) AsContractCreateAmount0() (ContractCreateAmount0, error) {
-	var body ContractCreateAmount0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateAmount0 overwrites any union data inside the ContractCreate_Amount as the provided ContractCreateAmount0
-func (t *ContractCreate_Amount) FromContractCreateAmount0(v ContractCreateAmount0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateAmount0 performs a merge with any union data inside the ContractCreate_Amount, using the provided ContractCreateAmount0
-func (t *ContractCreate_Amount) MergeContractCreateAmount0(v ContractCreateAmount0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsContractCreateAmount1 returns the union data inside the ContractCreate_Amount as a ContractCreateAmount1
-func (t ContractCreate_Amount) AsContractCreateAmount1() (ContractCreateAmount1, error) {
-	var body ContractCreateAmount1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateAmount1 overwrites any union data inside the ContractCreate_Amount as the provided ContractCreateAmount1
-func (t *ContractCreate_Amount) FromContractCreateAmount1(v ContractCreateAmount1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateAmount1 performs a merge with any union data inside the ContractCreate_Amount, using the provided ContractCreateAmount1
-func (t *ContractCreate_Amount) MergeContractCreateAmount1(v ContractCreateAmount1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ContractCreate_Amount) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ContractCreate_Amount) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsContractCreateContractType0 returns the union data inside the ContractCreate_ContractType as a ContractCreateContractType0
-func (t ContractCreate_ContractType) AsContractCreateContractType0() (ContractCreateContractType0, error) {
-	var body ContractCreateContractType0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateContractType0 overwrites any union data inside the ContractCreate_ContractType as the provided ContractCreateContractType0
-func (t *ContractCreate_ContractType) FromContractCreateContractType0(v ContractCreateContractType0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateContractType0 performs a merge with any union data inside the ContractCreate_ContractType, using the provided ContractCreateContractType0
-func (t *ContractCreate_ContractType) MergeContractCreateContractType0(v ContractCreateContractType0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsContractCreateContractType1 returns the union data inside the ContractCreate_ContractType as a ContractCreateContractType1
-func (t ContractCreate_ContractType) AsContractCreateContractType1() (ContractCreateContractType1, error) {
-	var body ContractCreateContractType1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateContractType1 overwrites any union data inside the ContractCreate_ContractType as the provided ContractCreateContractType1
-func (t *ContractCreate_ContractType) FromContractCreateContractType1(v ContractCreateContractType1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateContractType1 performs a merge with any union data inside the ContractCreate_ContractType, using the provided ContractCreateContractType1
-func (t *ContractCreate_ContractType) MergeContractCreateContractType1(v ContractCreateContractType1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ContractCreate_ContractType) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ContractCreate_ContractType) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsContractCreateEndDate0 returns the union data inside the ContractCreate_EndDate as a ContractCreateEndDate0
-func (t ContractCreate_EndDate) AsContractCreateEndDate0() (ContractCreateEndDate0, error) {
-	var body ContractCreateEndDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateEndDate0 overwrites any union data inside the ContractCreate_EndDate as the provided ContractCreateEndDate0
-func (t *ContractCreate_EndDate) FromContractCreateEndDate0(v ContractCreateEndDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateEndDate0 performs a merge with any union data inside the ContractCreate_EndDate, using the provided ContractCreateEndDate0
-func (t *ContractCreate_EndDate) MergeContractCreateEndDate0(v ContractCreateEndDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsContractCreateEndDate1 returns the union data inside the ContractCreate_EndDate as a ContractCreateEndDate1
-func (t ContractCreate_EndDate) AsContractCreateEndDate1() (ContractCreateEndDate1, error) {
-	var body ContractCreateEndDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateEndDate1 overwrites any union data inside the ContractCreate_EndDate as the provided ContractCreateEndDate1
-func (t *ContractCreate_EndDate) FromContractCreateEndDate1(v ContractCreateEndDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateEndDate1 performs a merge with any union data inside the ContractCreate_EndDate, using the provided ContractCreateEndDate1
-func (t *ContractCreate_EndDate) MergeContractCreateEndDate1(v ContractCreateEndDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ContractCreate_EndDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ContractCreate_EndDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsContractCreateStartDate0 returns the union data inside the ContractCreate_StartDate as a ContractCreateStartDate0
-func (t ContractCreate_StartDate) AsContractCreateStartDate0() (ContractCreateStartDate0, error) {
-	var body ContractCreateStartDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateStartDate0 overwrites any union data inside the ContractCreate_StartDate as the provided ContractCreateStartDate0
-func (t *ContractCreate_StartDate) FromContractCreateStartDate0(v ContractCreateStartDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateStartDate0 performs a merge with any union data inside the ContractCreate_StartDate, using the provided ContractCreateStartDate0
-func (t *ContractCreate_StartDate) MergeContractCreateStartDate0(v ContractCreateStartDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsContractCreateStartDate1 returns the union data inside the ContractCreate_StartDate as a ContractCreateStartDate1
-func (t ContractCreate_StartDate) AsContractCreateStartDate1() (ContractCreateStartDate1, error) {
-	var body ContractCreateStartDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateStartDate1 overwrites any union data inside the ContractCreate_StartDate as the provided ContractCreateStartDate1
-func (t *ContractCreate_StartDate) FromContractCreateStartDate1(v ContractCreateStartDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateStartDate1 performs a merge with any union data inside the ContractCreate_StartDate, using the provided ContractCreateStartDate1
-func (t *ContractCreate_StartDate) MergeContractCreateStartDate1(v ContractCreateStartDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ContractCreate_StartDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ContractCreate_StartDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsContractCreateStatus0 returns the union data inside the ContractCreate_Status as a ContractCreateStatus0
-func (t ContractCreate_Status) AsContractCreateStatus0() (ContractCreateStatus0, error) {
-	var body ContractCreateStatus0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateStatus0 overwrites any union data inside the ContractCreate_Status as the provided ContractCreateStatus0
-func (t *ContractCreate_Status) FromContractCreateStatus0(v ContractCreateStatus0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateStatus0 performs a merge with any union data inside the ContractCreate_Status, using the provided ContractCreateStatus0
-func (t *ContractCreate_Status) MergeContractCreateStatus0(v ContractCreateStatus0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsContractCreateStatus1 returns the union data inside the ContractCreate_Status as a ContractCreateStatus1
-func (t ContractCreate_Status) AsContractCreateStatus1() (ContractCreateStatus1, error) {
-	var body ContractCreateStatus1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromContractCreateStatus1 overwrites any union data inside the ContractCreate_Status as the provided ContractCreateStatus1
-func (t *ContractCreate_Status) FromContractCreateStatus1(v ContractCreateStatus1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeContractCreateStatus1 performs a merge with any union data inside the ContractCreate_Status, using the provided ContractCreateStatus1
-func (t *ContractCreate_Status) MergeContractCreateStatus1(v ContractCreateStatus1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t ContractCreate_Status) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *ContractCreate_Status) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsUserCreateInAdmissionDate0 returns the union data inside the UserCreateIn_AdmissionDate as a UserCreateInAdmissionDate0
-func (t UserCreateIn_AdmissionDate) AsUserCreateInAdmissionDate0() (UserCreateInAdmissionDate0, error) {
-	var body UserCreateInAdmissionDate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserCreateInAdmissionDate0 overwrites any union data inside the UserCreateIn_AdmissionDate as the provided UserCreateInAdmissionDate0
-func (t *UserCreateIn_AdmissionDate) FromUserCreateInAdmissionDate0(v UserCreateInAdmissionDate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserCreateInAdmissionDate0 performs a merge with any union data inside the UserCreateIn_AdmissionDate, using the provided UserCreateInAdmissionDate0
-func (t *UserCreateIn_AdmissionDate) MergeUserCreateInAdmissionDate0(v UserCreateInAdmissionDate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsUserCreateInAdmissionDate1 returns the union data inside the UserCreateIn_AdmissionDate as a UserCreateInAdmissionDate1
-func (t UserCreateIn_AdmissionDate) AsUserCreateInAdmissionDate1() (UserCreateInAdmissionDate1, error) {
-	var body UserCreateInAdmissionDate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserCreateInAdmissionDate1 overwrites any union data inside the UserCreateIn_AdmissionDate as the provided UserCreateInAdmissionDate1
-func (t *UserCreateIn_AdmissionDate) FromUserCreateInAdmissionDate1(v UserCreateInAdmissionDate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserCreateInAdmissionDate1 performs a merge with any union data inside the UserCreateIn_AdmissionDate, using the provided UserCreateInAdmissionDate1
-func (t *UserCreateIn_AdmissionDate) MergeUserCreateInAdmissionDate1(v UserCreateInAdmissionDate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t UserCreateIn_AdmissionDate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *UserCreateIn_AdmissionDate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
-
-// AsUserCreateInBillingRate0 returns the union data inside the UserCreateIn_BillingRate as a UserCreateInBillingRate0
-func (t UserCreateIn_BillingRate) AsUserCreateInBillingRate0() (UserCreateInBillingRate0, error) {
-	var body UserCreateInBillingRate0
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserCreateInBillingRate0 overwrites any union data inside the UserCreateIn_BillingRate as the provided UserCreateInBillingRate0
-func (t *UserCreateIn_BillingRate) FromUserCreateInBillingRate0(v UserCreateInBillingRate0) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserCreateInBillingRate0 performs a merge with any union data inside the UserCreateIn_BillingRate, using the provided UserCreateInBillingRate0
-func (t *UserCreateIn_BillingRate) MergeUserCreateInBillingRate0(v UserCreateInBillingRate0) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-// AsUserCreateInBillingRate1 returns the union data inside the UserCreateIn_BillingRate as a UserCreateInBillingRate1
-func (t UserCreateIn_BillingRate) AsUserCreateInBillingRate1() (UserCreateInBillingRate1, error) {
-	var body UserCreateInBillingRate1
-	err := json.Unmarshal(t.union, &body)
-	return body, err
-}
-
-// FromUserCreateInBillingRate1 overwrites any union data inside the UserCreateIn_BillingRate as the provided UserCreateInBillingRate1
-func (t *UserCreateIn_BillingRate) FromUserCreateInBillingRate1(v UserCreateInBillingRate1) error {
-	b, err := json.Marshal(v)
-	t.union = b
-	return err
-}
-
-// MergeUserCreateInBillingRate1 performs a merge with any union data inside the UserCreateIn_BillingRate, using the provided UserCreateInBillingRate1
-func (t *UserCreateIn_BillingRate) MergeUserCreateInBillingRate1(v UserCreateInBillingRate1) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-
-	merged, err := runtime.JSONMerge(t.union, b)
-	t.union = merged
-	return err
-}
-
-func (t UserCreateIn_BillingRate) MarshalJSON() ([]byte, error) {
-	b, err := t.union.MarshalJSON()
-	return b, err
-}
-
-func (t *UserCreateIn_BillingRate) UnmarshalJSON(b []byte) error {
-	err := t.union.UnmarshalJSON(b)
-	return err
-}
+type PostApiUsersJSONRequestBody = CreateUserInput
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -1541,17 +1031,17 @@ type PostApiAccountLoginResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *TokenResult
+	JSON200 *TokenResultDto
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *Problem
+	ApplicationproblemJSON400 *ProblemDto
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
-	ApplicationproblemJSON401 *Problem
+	ApplicationproblemJSON401 *ProblemDto
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *Problem
+	ApplicationproblemJSON413 *ProblemDto
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationproblemJSON429 *Problem
+	ApplicationproblemJSON429 *ProblemDto
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *Problem
+	ApplicationproblemJSON500 *ProblemDto
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostApiAccountLoginResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1561,32 +1051,32 @@ type PostApiAccountLoginResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostApiAccountLoginResponse) GetJSON200() *TokenResult {
+func (r PostApiAccountLoginResponse) GetJSON200() *TokenResultDto {
 	return r.JSON200
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON400() *Problem {
+func (r PostApiAccountLoginResponse) GetApplicationproblemJSON400() *ProblemDto {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON401() *Problem {
+func (r PostApiAccountLoginResponse) GetApplicationproblemJSON401() *ProblemDto {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON413() *Problem {
+func (r PostApiAccountLoginResponse) GetApplicationproblemJSON413() *ProblemDto {
 	return r.ApplicationproblemJSON413
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON429() *Problem {
+func (r PostApiAccountLoginResponse) GetApplicationproblemJSON429() *ProblemDto {
 	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r PostApiAccountLoginResponse) GetApplicationproblemJSON500() *Problem {
+func (r PostApiAccountLoginResponse) GetApplicationproblemJSON500() *ProblemDto {
 	return r.ApplicationproblemJSON500
 }
 
@@ -1633,15 +1123,15 @@ type PostApiAccountLoginGetOtpResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *OtpResult
+	JSON200 *OtpResultDto
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *Problem
+	ApplicationproblemJSON400 *ProblemDto
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *Problem
+	ApplicationproblemJSON413 *ProblemDto
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationproblemJSON429 *Problem
+	ApplicationproblemJSON429 *ProblemDto
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *Problem
+	ApplicationproblemJSON500 *ProblemDto
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *PostApiAccountLoginGetOtpResponse200Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -1649,27 +1139,27 @@ type PostApiAccountLoginGetOtpResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PostApiAccountLoginGetOtpResponse) GetJSON200() *OtpResult {
+func (r PostApiAccountLoginGetOtpResponse) GetJSON200() *OtpResultDto {
 	return r.JSON200
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON400() *Problem {
+func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON400() *ProblemDto {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON413() *Problem {
+func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON413() *ProblemDto {
 	return r.ApplicationproblemJSON413
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON429() *Problem {
+func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON429() *ProblemDto {
 	return r.ApplicationproblemJSON429
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON500() *Problem {
+func (r PostApiAccountLoginGetOtpResponse) GetApplicationproblemJSON500() *ProblemDto {
 	return r.ApplicationproblemJSON500
 }
 
@@ -1716,19 +1206,19 @@ type PostApiContractsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *Contract
+	JSON201 *ContractDto
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *Problem
+	ApplicationproblemJSON400 *ProblemDto
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
-	ApplicationproblemJSON401 *Problem
+	ApplicationproblemJSON401 *ProblemDto
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationproblemJSON403 *Problem
+	ApplicationproblemJSON403 *ProblemDto
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *Problem
+	ApplicationproblemJSON413 *ProblemDto
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *Problem
+	ApplicationproblemJSON500 *ProblemDto
 	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *Problem
+	ApplicationproblemJSON501 *ProblemDto
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *PostApiContractsResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1736,37 +1226,37 @@ type PostApiContractsResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r PostApiContractsResponse) GetJSON201() *Contract {
+func (r PostApiContractsResponse) GetJSON201() *ContractDto {
 	return r.JSON201
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON400() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON400() *ProblemDto {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON401() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON401() *ProblemDto {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON403() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON403() *ProblemDto {
 	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON413() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON413() *ProblemDto {
 	return r.ApplicationproblemJSON413
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON500() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON500() *ProblemDto {
 	return r.ApplicationproblemJSON500
 }
 
 // GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r PostApiContractsResponse) GetApplicationproblemJSON501() *Problem {
+func (r PostApiContractsResponse) GetApplicationproblemJSON501() *ProblemDto {
 	return r.ApplicationproblemJSON501
 }
 
@@ -1808,48 +1298,48 @@ type GetApiContractsIdResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Contract
+	JSON200 *ContractDto
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
-	ApplicationproblemJSON401 *Problem
+	ApplicationproblemJSON401 *ProblemDto
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationproblemJSON403 *Problem
+	ApplicationproblemJSON403 *ProblemDto
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
-	ApplicationproblemJSON404 *Problem
+	ApplicationproblemJSON404 *ProblemDto
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *Problem
+	ApplicationproblemJSON500 *ProblemDto
 	// ApplicationproblemJSON501 the response for an HTTP 501 `application/problem+json` response
-	ApplicationproblemJSON501 *Problem
+	ApplicationproblemJSON501 *ProblemDto
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetApiContractsIdResponse401Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetApiContractsIdResponse) GetJSON200() *Contract {
+func (r GetApiContractsIdResponse) GetJSON200() *ContractDto {
 	return r.JSON200
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r GetApiContractsIdResponse) GetApplicationproblemJSON401() *Problem {
+func (r GetApiContractsIdResponse) GetApplicationproblemJSON401() *ProblemDto {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r GetApiContractsIdResponse) GetApplicationproblemJSON403() *Problem {
+func (r GetApiContractsIdResponse) GetApplicationproblemJSON403() *ProblemDto {
 	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r GetApiContractsIdResponse) GetApplicationproblemJSON404() *Problem {
+func (r GetApiContractsIdResponse) GetApplicationproblemJSON404() *ProblemDto {
 	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r GetApiContractsIdResponse) GetApplicationproblemJSON500() *Problem {
+func (r GetApiContractsIdResponse) GetApplicationproblemJSON500() *ProblemDto {
 	return r.ApplicationproblemJSON500
 }
 
 // GetApplicationproblemJSON501 returns the response for an HTTP 501 `application/problem+json` response
-func (r GetApiContractsIdResponse) GetApplicationproblemJSON501() *Problem {
+func (r GetApiContractsIdResponse) GetApplicationproblemJSON501() *ProblemDto {
 	return r.ApplicationproblemJSON501
 }
 
@@ -1896,21 +1386,21 @@ type PostApiUsersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *User
+	JSON201 *UserDto
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
-	ApplicationproblemJSON400 *Problem
+	ApplicationproblemJSON400 *ProblemDto
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
-	ApplicationproblemJSON401 *Problem
+	ApplicationproblemJSON401 *ProblemDto
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationproblemJSON403 *Problem
+	ApplicationproblemJSON403 *ProblemDto
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
-	ApplicationproblemJSON404 *Problem
+	ApplicationproblemJSON404 *ProblemDto
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationproblemJSON409 *Problem
+	ApplicationproblemJSON409 *ProblemDto
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
-	ApplicationproblemJSON413 *Problem
+	ApplicationproblemJSON413 *ProblemDto
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
-	ApplicationproblemJSON500 *Problem
+	ApplicationproblemJSON500 *ProblemDto
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *PostApiUsersResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -1918,42 +1408,42 @@ type PostApiUsersResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r PostApiUsersResponse) GetJSON201() *User {
+func (r PostApiUsersResponse) GetJSON201() *UserDto {
 	return r.JSON201
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON400() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON400() *ProblemDto {
 	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON401() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON401() *ProblemDto {
 	return r.ApplicationproblemJSON401
 }
 
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON403() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON403() *ProblemDto {
 	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON404() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON404() *ProblemDto {
 	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON409() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON409() *ProblemDto {
 	return r.ApplicationproblemJSON409
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON413() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON413() *ProblemDto {
 	return r.ApplicationproblemJSON413
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
-func (r PostApiUsersResponse) GetApplicationproblemJSON500() *Problem {
+func (r PostApiUsersResponse) GetApplicationproblemJSON500() *ProblemDto {
 	return r.ApplicationproblemJSON500
 }
 
@@ -2136,42 +1626,42 @@ func ParsePostApiAccountLoginResponse(rsp *http.Response) (*PostApiAccountLoginR
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest TokenResult
+		var dest TokenResultDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2230,35 +1720,35 @@ func ParsePostApiAccountLoginGetOtpResponse(rsp *http.Response) (*PostApiAccount
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest OtpResult
+		var dest OtpResultDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2307,49 +1797,49 @@ func ParsePostApiContractsResponse(rsp *http.Response) (*PostApiContractsRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest Contract
+		var dest ContractDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON201 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2398,42 +1888,42 @@ func ParseGetApiContractsIdResponse(rsp *http.Response) (*GetApiContractsIdRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Contract
+		var dest ContractDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2472,56 +1962,56 @@ func ParsePostApiUsersResponse(rsp *http.Response) (*PostApiUsersResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest User
+		var dest UserDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON201 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.ApplicationproblemJSON413 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest Problem
+		var dest ProblemDto
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,11 @@
 // wrap the handler (Handler) or the client transport (Transport) once, so
 // every request a test makes is checked without extra code.
 //
+// A request value may also take the forms its schema's x-also-accepts
+// lists (a plain date for a date-time, a code for an enumeration): the
+// document gives clients one canonical form per value and names the other
+// forms the server reads there; a response is held to the canonical form.
+//
 // A request the document does not allow (a test of bad input or of an
 // attack) is expected to be refused: it fails the test only when the
 // server accepts it with a 2xx. Its response, when the route exists, is
@@ -74,6 +79,9 @@ func Load(raw []byte) (*Validator, error) {
 	if err := doc.Validate(loader.Context); err != nil {
 		return nil, fmt.Errorf("the document is invalid: %w", err)
 	}
+	if err := widen(doc); err != nil {
+		return nil, err
+	}
 	// Match paths whatever host the test server listens on.
 	doc.Servers = nil
 	r, err := gorillamux.NewRouter(doc)
@@ -104,6 +112,97 @@ func Load(raw []byte) (*Validator, error) {
 		}
 	}
 	return v, nil
+}
+
+// alsoAccepts is the document's extension that lists, on a request
+// value's schema, the forms the server reads besides the schema's own.
+const alsoAccepts = "x-also-accepts"
+
+// widen rewrites every schema that carries x-also-accepts as the union of
+// itself (without the extension) and the forms listed, so requests are
+// checked against all the server reads. The schema is changed in place:
+// every reference to it sees the union. Only request schemas carry the
+// extension (the adapter's TestLenientOnlyInRequests), so responses are
+// still checked against the canonical forms alone.
+func widen(doc *openapi3.T) error {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(sr *openapi3.SchemaRef) error
+	walk = func(sr *openapi3.SchemaRef) error {
+		if sr == nil || sr.Value == nil || seen[sr.Value] {
+			return nil
+		}
+		s := sr.Value
+		seen[s] = true
+		if raw, ok := s.Extensions[alsoAccepts]; ok {
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", alsoAccepts, err)
+			}
+			var alts []*openapi3.SchemaRef
+			if err := json.Unmarshal(b, &alts); err != nil {
+				return fmt.Errorf("%s: %w", alsoAccepts, err)
+			}
+			canonical := *s
+			canonical.Extensions = map[string]any{}
+			for k, v := range s.Extensions {
+				if k != alsoAccepts {
+					canonical.Extensions[k] = v
+				}
+			}
+			union := openapi3.SchemaRefs{{Value: &canonical}}
+			for _, a := range alts {
+				if a.Ref != "" || a.Value == nil {
+					return fmt.Errorf("%s: a form is a reference (%q): write it inline", alsoAccepts, a.Ref)
+				}
+				union = append(union, a)
+			}
+			*s = openapi3.Schema{AnyOf: union}
+		}
+		for _, p := range s.Properties {
+			if err := walk(p); err != nil {
+				return err
+			}
+		}
+		if s.AdditionalProperties.Schema != nil {
+			if err := walk(s.AdditionalProperties.Schema); err != nil {
+				return err
+			}
+		}
+		for _, l := range []openapi3.SchemaRefs{{s.Items}, {s.Not}, s.AnyOf, s.OneOf, s.AllOf} {
+			for _, x := range l {
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if doc.Components != nil {
+		for _, s := range doc.Components.Schemas {
+			if err := walk(s); err != nil {
+				return err
+			}
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, o := range item.Operations() {
+			for _, p := range o.Parameters {
+				if p.Value != nil {
+					if err := walk(p.Value.Schema); err != nil {
+						return err
+					}
+				}
+			}
+			if o.RequestBody != nil && o.RequestBody.Value != nil {
+				for _, mt := range o.RequestBody.Value.Content {
+					if err := walk(mt.Schema); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // loaded holds one Validator per distinct document (by SHA-256) for

@@ -82,3 +82,70 @@ func TestCheck(t *testing.T) {
 	is.New(t).Equal(n, int64(12))
 	is.New(t).Equal(outside, int64(6))
 }
+
+const lenientDoc = `{
+  "openapi": "3.1.0",
+  "info": {"title": "t", "version": "1"},
+  "paths": {
+    "/things": {
+      "post": {
+        "security": [],
+        "parameters": [{"name": "Kind", "in": "query", "style": "form", "explode": true, "schema": {
+          "type": "array", "items": {"$ref": "#/components/schemas/Kind"},
+          "x-also-accepts": [{"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}]}}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ThingInput"}}}},
+        "responses": {
+          "201": {"description": "made", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["at"], "properties": {"at": {"type": ["string", "null"], "format": "date-time"}}}}}},
+          "400": {"description": "bad", "content": {"application/problem+json": {"schema": {"type": "object"}}}}
+        }
+      }
+    }
+  },
+  "components": {"schemas": {
+    "Kind": {"type": "string", "enum": ["Red", "Blue"]},
+    "ThingInput": {"type": "object", "properties": {
+      "at": {"type": ["string", "null"], "format": "date-time", "x-also-accepts": [{"type": "string", "format": "date"}]},
+      "kind": {"anyOf": [{"$ref": "#/components/schemas/Kind"}, {"type": "null"}], "x-also-accepts": [{"type": "string"}, {"type": "integer"}]}
+    }}
+  }}
+}`
+
+// TestLenient shows that a request may take the forms x-also-accepts
+// lists besides the canonical one, and nothing else, while a response is
+// held to the canonical form.
+func TestLenient(t *testing.T) {
+	t.Parallel()
+	v, err := Load([]byte(lenientDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json := http.Header{"Content-Type": {"application/json"}}
+	for _, c := range []struct {
+		name, path, body, resp string
+		wrong                  string // part of the error; "" when the exchange is fine
+	}{
+		{"canonical", "/things?Kind=Red", `{"at":"2026-11-21T09:30:00Z","kind":"Blue"}`, `{"at":"2026-11-21T09:30:00Z"}`, ""},
+		{"null", "/things", `{"at":null,"kind":null}`, `{"at":null}`, ""},
+		{"a plain date", "/things", `{"at":"2026-11-21"}`, `{"at":"2026-11-21T00:00:00Z"}`, ""},
+		{"another spelling", "/things", `{"kind":"blue"}`, `{"at":null}`, ""},
+		{"a code", "/things", `{"kind":2}`, `{"at":null}`, ""},
+		{"codes in the query", "/things?Kind=1&Kind=blue", `{}`, `{"at":null}`, ""},
+		{"a form not listed", "/things", `{"at":"tomorrow"}`, `{"at":null}`, "does not allow"},
+		{"a wrong type", "/things", `{"kind":true}`, `{"at":null}`, "does not allow"},
+		{"a plain date answered", "/things", `{}`, `{"at":"2026-11-21"}`, "disagrees"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			is := is.New(t)
+			r := httptest.NewRequest("POST", c.path, strings.NewReader(c.body))
+			r.Header.Set("Content-Type", "application/json")
+			err := v.Check(r, []byte(c.body), 201, json, []byte(c.resp))
+			if c.wrong == "" {
+				is.NoErr(err)
+				return
+			}
+			is.True(err != nil) // the exchange is refused
+			is.True(strings.Contains(err.Error(), c.wrong))
+		})
+	}
+}
