@@ -103,7 +103,12 @@ func offeringIDs(q url.Values, f domain.FieldErrors) []int64 {
 func (s *server) handleMe() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.svc.Users.Me(r.Context())
-		s.reply(w, r, http.StatusOK, toCurrentUser(p), err)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		d := toCurrentUser(p)
+		writeMe(w, &d)
 	}
 }
 

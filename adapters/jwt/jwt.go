@@ -6,11 +6,17 @@
 // be EdDSA, the type at+jwt and the kid one of ours, before the signature is
 // checked with that key. So alg none, HMAC tokens made with the public key,
 // and ID tokens of other issuers fail.
+//
+// Tokens are signed here without jwx (the header is fixed per key and the
+// claims are written in jwx's order), and an Issuer remembers the SHA-256
+// of the tokens it signed lately (signed.go): such a token is the exact
+// bytes this process signed, so its signature needs no second check.
 package jwt
 
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -36,6 +42,12 @@ type Issuer struct {
 	kid     string
 	public  map[string]ed25519.PublicKey
 	jwks    []byte
+	// header is the encoded protected header of the tokens Issue signs
+	// ({"alg":"EdDSA","kid":...,"typ":"at+jwt"}, as jwx writes it) and
+	// issJSON the iss claim's value as JSON.
+	header  string
+	issJSON []byte
+	signed  signedTokens
 }
 
 var _ ports.TokenIssuer = (*Issuer)(nil)
@@ -47,6 +59,7 @@ func New(iss string, keys []account.SigningKey) (*Issuer, error) {
 		return nil, fmt.Errorf("jwt: no signing key")
 	}
 	is := &Issuer{issuer: iss, public: map[string]ed25519.PublicKey{}}
+	is.signed.entries = map[[32]byte]account.AccessClaims{}
 	set := jwk.NewSet()
 	for i, k := range keys {
 		if len(k.PrivateKey) != ed25519.SeedSize {
@@ -74,6 +87,14 @@ func New(iss string, keys []account.SigningKey) (*Issuer, error) {
 		return nil, err
 	}
 	is.jwks = b
+	kid, err := json.Marshal(is.kid)
+	if err != nil {
+		return nil, err
+	}
+	is.header = b64.EncodeToString([]byte(`{"alg":"EdDSA","kid":` + string(kid) + `,"typ":"` + TokenType + `"}`))
+	if is.issJSON, err = json.Marshal(iss); err != nil {
+		return nil, err
+	}
 	return is, nil
 }
 
@@ -85,27 +106,46 @@ func NewKey(kid string, seed []byte, now time.Time) account.SigningKey {
 // JWKS implements ports.TokenIssuer.
 func (is *Issuer) JWKS() []byte { return is.jwks }
 
-// Issue implements ports.TokenIssuer.
+var b64 = base64.RawURLEncoding
+
+// Issue implements ports.TokenIssuer. The token is what jwx would make of
+// the same claims: the claims in its (sorted) order, times as whole
+// seconds.
 func (is *Issuer) Issue(_ context.Context, c account.AccessClaims) (string, error) {
-	tok, err := xjwt.NewBuilder().
-		Issuer(is.issuer).
-		Subject(strconv.FormatInt(c.UserID, 10)).
-		IssuedAt(c.IssuedAt).
-		Expiration(c.ExpiresAt).
-		JwtID(c.ID).
-		Claim("sid", c.SessionID).
-		Build()
-	if err != nil {
-		return "", fmt.Errorf("jwt: build: %w", err)
+	p := make([]byte, 0, 192)
+	p = append(p, `{"exp":`...)
+	p = strconv.AppendInt(p, c.ExpiresAt.Unix(), 10)
+	p = append(p, `,"iat":`...)
+	p = strconv.AppendInt(p, c.IssuedAt.Unix(), 10)
+	p = append(p, `,"iss":`...)
+	p = append(p, is.issJSON...)
+	if c.ID != "" {
+		p = append(p, `,"jti":`...)
+		p = appendString(p, c.ID)
 	}
-	hdr := jws.NewHeaders()
-	_ = hdr.Set(jws.TypeKey, TokenType)
-	_ = hdr.Set(jws.KeyIDKey, is.kid)
-	b, err := xjwt.Sign(tok, xjwt.WithKey(jwa.EdDSA, is.current, jws.WithProtectedHeaders(hdr)))
-	if err != nil {
-		return "", fmt.Errorf("jwt: sign: %w", err)
-	}
-	return string(b), nil
+	p = append(p, `,"sid":`...)
+	p = appendString(p, c.SessionID)
+	p = append(p, `,"sub":"`...)
+	p = strconv.AppendInt(p, c.UserID, 10)
+	p = append(p, `"}`...)
+	tok := make([]byte, 0, len(is.header)+2+b64.EncodedLen(len(p))+b64.EncodedLen(ed25519.SignatureSize))
+	tok = append(tok, is.header...)
+	tok = append(tok, '.')
+	tok = b64.AppendEncode(tok, p)
+	sig := ed25519.Sign(is.current, tok)
+	tok = append(tok, '.')
+	tok = b64.AppendEncode(tok, sig)
+	s := string(tok)
+	// What Verify would read back: whole seconds, UTC.
+	c.IssuedAt, c.ExpiresAt = time.Unix(c.IssuedAt.Unix(), 0).UTC(), time.Unix(c.ExpiresAt.Unix(), 0).UTC()
+	is.signed.put(s, c)
+	return s, nil
+}
+
+// appendString appends v as a JSON string.
+func appendString(p []byte, v string) []byte {
+	b, _ := json.Marshal(v) // a string always marshals
+	return append(p, b...)
 }
 
 func unauthorized(reason string, err error) error {
@@ -122,6 +162,15 @@ func (is *Issuer) Verify(token string, now time.Time, ignoreExpiry bool) (accoun
 	var c account.AccessClaims
 	if len(token) > 4096 {
 		return c, unauthorized("token too long", nil)
+	}
+	// A refresh (ignoreExpiry) uses its access token once: its entry goes.
+	if sc, ok := is.signed.get(token, ignoreExpiry); ok {
+		// jwx's time checks, at its one-second truncation without skew.
+		t := now.Truncate(time.Second)
+		if !ignoreExpiry && (!t.Before(sc.ExpiresAt) || t.Before(sc.IssuedAt)) {
+			return c, unauthorized("claims: expired or not yet issued", nil)
+		}
+		return sc, nil
 	}
 	msg, err := jws.ParseString(token)
 	if err != nil {

@@ -171,19 +171,32 @@ func mustDecode(s string) []byte {
 
 // BenchmarkVerify measures a full access-token verification (parse,
 // header checks, Ed25519 signature, claims) — what an uncached request
-// costs. Cached requests skip it (app/accounts authenticate.go).
+// costs, here with a token another instance signed. Cached requests skip
+// it (app/accounts authenticate.go); "signed here" is a token this
+// instance signed (signed.go).
 func BenchmarkVerify(b *testing.B) {
 	iss, _ := newIssuer(b)
-	tok, err := iss.Issue(b.Context(), claims)
+	signer, _ := newIssuer(b)
+	tok, err := signer.Issue(b.Context(), claims)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := iss.Verify(tok, now, false); err != nil {
-			b.Fatal(err)
+	b.Run("elsewhere", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := iss.Verify(tok, now, false); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("signed here", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := signer.Verify(tok, now, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkIssue measures signing an access token.
@@ -195,4 +208,55 @@ func BenchmarkIssue(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestSignedTokensVerifyElsewhere checks that a token Issue signs without
+// jwx is one jwx verifies: another instance (no memory of it) reads the
+// same claims, and this instance reads them the same after a refresh took
+// its remembered entry.
+func TestSignedTokensVerifyElsewhere(t *testing.T) {
+	t.Parallel()
+	iss, _ := newIssuer(t)
+	other, _ := newIssuer(t)
+	odd := claims
+	odd.SessionID, odd.ID = `s"\<>&`+"\u2028é", ""
+	tests := []struct {
+		name string
+		c    account.AccessClaims
+	}{
+		{"plain", claims},
+		{"characters JSON escapes, no jti", odd},
+		{"sub-second times", account.AccessClaims{UserID: 7, SessionID: "s", ID: "j", IssuedAt: now.Add(300 * time.Millisecond), ExpiresAt: now.Add(time.Minute + 700*time.Millisecond)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			tok, err := iss.Issue(t.Context(), tt.c)
+			is.NoErr(err)
+			mine, err := iss.Verify(tok, now, true) // a refresh: takes the entry
+			is.NoErr(err)
+			theirs, err := other.Verify(tok, now, false)
+			is.NoErr(err) // verified by jwx
+			again, err := iss.Verify(tok, now, false)
+			is.NoErr(err) // verified by jwx here too
+			is.Equal(mine, theirs)
+			is.Equal(mine, again)
+			is.Equal(theirs.SessionID, tt.c.SessionID)
+			is.Equal(theirs.ID, tt.c.ID)
+			is.True(theirs.ExpiresAt.Equal(tt.c.ExpiresAt.Truncate(time.Second)))
+			_, err = other.Verify(tok, theirs.ExpiresAt, false)
+			is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // expired at exp
+		})
+	}
+	t.Run("remembered tokens still expire", func(t *testing.T) {
+		is := is.New(t)
+		tok, err := iss.Issue(t.Context(), claims)
+		is.NoErr(err)
+		for _, at := range []time.Time{claims.ExpiresAt, now.Add(-time.Second)} {
+			_, err = iss.Verify(tok, at, false)
+			is.Equal(domain.ErrorCode(err), domain.EUNAUTHORIZED) // expired, or issued in the future
+		}
+		_, err = iss.Verify(tok, claims.ExpiresAt.Add(time.Hour), true)
+		is.NoErr(err) // a refresh ignores the expiry
+	})
 }

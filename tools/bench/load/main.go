@@ -19,8 +19,41 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
+
+// procCPU is the CPU time (user and system) process pid has used so far,
+// from /proc/pid/stat (Linux; 100 ticks a second).
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // utime, stime
+		var v int64
+		fmt.Sscan(s, &v)
+		ticks += v
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, true
+}
+
+// cpu is this process's CPU time so far (user and system): the load
+// competes with the server for the machine's cores, so it reports its own
+// share.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 type tokens struct {
 	AccessToken  string `json:"accessToken"`
@@ -47,6 +80,7 @@ func main() {
 	workers := flag.Int("c", 16, "concurrent sessions")
 	dur := flag.Duration("d", 10*time.Second, "how long to run")
 	mode := flag.String("mode", "refresh", "refresh or login")
+	serverPID := flag.Int("server-pid", 0, "refresh: also report this local process's CPU time a refresh (the server's)")
 	flag.Parse()
 	if *mode == "login" {
 		logins(*base, *email, *password, *workers, *dur)
@@ -68,6 +102,8 @@ func main() {
 	var ok, failed atomic.Int64
 	var mu sync.Mutex
 	var lat []time.Duration
+	cpu0 := cpu()
+	srv0, srvOK := procCPU(*serverPID)
 	deadline := time.Now().Add(*dur)
 	var wg sync.WaitGroup
 	for i := range sessions {
@@ -100,8 +136,15 @@ func main() {
 		}
 		return lat[int(p*float64(len(lat)-1))]
 	}
-	fmt.Printf("refreshes: %d ok, %d failed in %s = %.0f/s; latency p50 %s p99 %s\n",
-		ok.Load(), failed.Load(), *dur, float64(ok.Load())/dur.Seconds(), pct(0.5), pct(0.99))
+	used := cpu() - cpu0
+	n := max(1, ok.Load()+failed.Load())
+	server := ""
+	if srv1, ok := procCPU(*serverPID); ok && srvOK && *serverPID > 0 {
+		server = fmt.Sprintf(", server CPU %s a refresh", ((srv1 - srv0) / time.Duration(n)).Round(time.Microsecond))
+	}
+	fmt.Printf("refreshes: %d ok, %d failed in %s = %.0f/s; latency p50 %s p99 %s; load tool CPU %s a refresh%s\n",
+		ok.Load(), failed.Load(), *dur, float64(ok.Load())/dur.Seconds(), pct(0.5), pct(0.99),
+		(used / time.Duration(n)).Round(time.Microsecond), server)
 }
 
 func logins(base, email, password string, workers int, dur time.Duration) {
