@@ -133,7 +133,7 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 			}
 		}
 		applied = true
-		out, err = updateContract(ctx, tx, id, fn)
+		out, err = updateContract(ctx, s.db, tx, id, fn)
 		return err
 	})
 	if err != nil {

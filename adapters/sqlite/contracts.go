@@ -128,7 +128,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 	}
 	var out contract.Contract
 	err = s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, insertContractSQL, insertContractArgs(c, amount)...)
+		res, err := s.db.txExec(ctx, tx, insertContractSQL, insertContractArgs(c, amount)...)
 		if err != nil {
 			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
@@ -155,7 +155,7 @@ func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c 
 	var out contract.Contract
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		out, err = updateContract(ctx, tx, id, fn)
+		out, err = updateContract(ctx, s.db, tx, id, fn)
 		return err
 	})
 	return out, err
@@ -163,7 +163,15 @@ func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c 
 
 // updateContract loads contract id in tx, lets fn change it, and saves it
 // with fn's entries; it returns the contract as stored.
-func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
+// updateContractSQL writes every field of a contract; it is one of the
+// writer's prepared statements (hotWrites), since preparing it compiles
+// the word triggers.
+const updateContractSQL = `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
+		status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
+		matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
+		is_digital = ?, updated_at = ? WHERE id = ?`
+
+func updateContract(ctx context.Context, db *DB, tx *sql.Tx, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
 	c, err := loadContract(ctx, tx, id)
 	if err != nil {
 		return contract.Contract{}, err
@@ -178,10 +186,7 @@ func updateContract(ctx context.Context, tx *sql.Tx, id int64, fn func(c *contra
 	if err != nil {
 		return contract.Contract{}, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
-		status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
-		matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
-		is_digital = ?, updated_at = ? WHERE id = ?`,
+	if _, err := db.txExec(ctx, tx, updateContractSQL,
 		c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {

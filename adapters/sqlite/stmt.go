@@ -87,10 +87,11 @@ func (r reader) QueryRowContext(ctx context.Context, q string, args ...any) *sql
 }
 
 // hotWrites are the statements of the busiest write transactions
-// (refresh), prepared on the writer when the database opens. They cannot be
+// (refresh; writing a contract, whose preparation compiles the word
+// triggers), prepared on the writer when the database opens. They cannot be
 // prepared lazily: preparing on the writer pool needs its only connection,
 // which the running transaction holds.
-var hotWrites = []string{refreshSelectSQL, revokeSessionSQL, useRefreshSQL, insertRefreshSQL}
+var hotWrites = []string{refreshSelectSQL, revokeSessionSQL, useRefreshSQL, insertRefreshSQL, insertContractSQL, updateContractSQL}
 
 func (db *DB) prepareHotWrites(ctx context.Context) error {
 	for _, q := range hotWrites {
