@@ -218,6 +218,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 			VALUES (`+placeholders(len(vals)+2)+`) RETURNING id`, append([]any{c.UUID, c.CreatedAt}, vals...)...).Scan(&id); err != nil {
 			return err
 		}
+		ports.Created(ctx, id)
 		if err := insertAudit(ctx, x, id, audit); err != nil {
 			return err
 		}

@@ -136,6 +136,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 		if err != nil {
 			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
+		ports.Created(ctx, id)
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
 			return fmt.Errorf("audit of contract %d: %w", id, err)
 		}
