@@ -364,7 +364,7 @@ func (a *App) wireContracts() error {
 	blobs := a.db.Blobs
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
-		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	return nil

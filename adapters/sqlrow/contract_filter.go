@@ -72,6 +72,15 @@ func ContractWhere(d ContractDialect, f contract.Filter, search string, searchAr
 	if f.EndTo != nil {
 		add(`c.end_date <= ?`, d.Arg(*f.EndTo))
 	}
+	if f.OwnerID != nil {
+		add(`c.owner_id = ?`, *f.OwnerID)
+	}
+	if f.NoticeFrom != nil {
+		add(`c.notice_date >= ?`, d.Arg(*f.NoticeFrom))
+	}
+	if f.NoticeTo != nil {
+		add(`c.notice_date <= ?`, d.Arg(*f.NoticeTo))
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
