@@ -181,6 +181,16 @@ func (f idIn) id(name string, e domain.FieldErrors) contract.Optional[int64] {
 	return contract.Some(v)
 }
 
+// owner reads ownerId, a positive integer id.
+func owner(f idIn, e domain.FieldErrors) contract.Optional[int64] {
+	o := f.id("ownerId", e)
+	if o.Value != nil && *o.Value <= 0 {
+		e.Add("ownerId", "ownerId must be a positive integer")
+		return contract.Optional[int64]{}
+	}
+	return o
+}
+
 // noticeDays reads noticeDays, a nullable integer; the range is the
 // domain's to check.
 func noticeDays(f idIn, e domain.FieldErrors) contract.Optional[int] {
@@ -217,7 +227,7 @@ func (in contractIn) contract() (contract.Contract, error) {
 		MatterID:    in.MatterID.id("matterId", e).Value,
 		ClientID:    in.ClientID.id("clientId", e).Value,
 		ProjectID:   in.ProjectID.id("projectId", e).Value,
-		OwnerID:     deref(in.OwnerID.id("ownerId", e).Value),
+		OwnerID:     deref(owner(in.OwnerID, e).Value), // absent or null: the creator
 		NoticeDays:  noticeDays(in.NoticeDays, e).Value,
 		AutoRenew:   deref(optBool(in.AutoRenew, "autoRenew", e)),
 	}
@@ -243,7 +253,7 @@ func (in contractIn) edit() (contract.Edit, error) {
 		ProjectID:   in.ProjectID.id("projectId", e),
 		Status:      in.Status.status("status", e),
 		Type:        in.ContractType.contractType(e),
-		OwnerID:     in.OwnerID.id("ownerId", e).Value,
+		OwnerID:     owner(in.OwnerID, e).Value,
 		NoticeDays:  noticeDays(in.NoticeDays, e),
 		AutoRenew:   optBool(in.AutoRenew, "autoRenew", e),
 	}
