@@ -59,7 +59,8 @@ type ContractService interface {
 	StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error)
 	// Counters counts Drafts, contracts waiting for signatures and Signed
 	// ones ending within 30 days.
-	Counters(ctx context.Context) (drafts, waiting, expiring int64, err error)
+	// and the caller's own contracts whose notice is due within 30 days.
+	Counters(ctx context.Context) (drafts, waiting, expiring, noticeDue int64, err error)
 	// RemoveDocumentOutsideSigning removes a document unless the contract
 	// is out for signature (ECONFLICT with the reason).
 	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error

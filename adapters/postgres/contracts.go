@@ -127,11 +127,11 @@ func NewContractStore(db *DB) *ContractStore {
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
 	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew`
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
 	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew`
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 type contractRow struct {
 	amount       *int64
@@ -140,6 +140,7 @@ type contractRow struct {
 	created, upd time.Time
 	owner        *int64
 	noticeDays   *int32
+	ownerName    *string
 }
 
 func (r *contractRow) fill(c *contract.Contract) {
@@ -152,6 +153,9 @@ func (r *contractRow) fill(c *contract.Contract) {
 	c.CreatedAt, c.UpdatedAt = utc(r.created), utc(r.upd)
 	if r.owner != nil {
 		c.OwnerID = *r.owner
+	}
+	if r.ownerName != nil {
+		c.OwnerName = *r.ownerName
 	}
 	if r.noticeDays != nil {
 		n := int(*r.noticeDays)
@@ -167,7 +171,7 @@ func scanContract(s scanner) (contract.Contract, error) {
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
 		&c.Currency, &c.IsSigned, &c.Comments, &c.MatterID, &c.ClientID, &c.ProjectID,
 		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.upd,
-		&r.owner, &r.noticeDays, &c.AutoRenew)
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }
@@ -177,7 +181,7 @@ func scanListItem(s scanner) (contract.Contract, error) {
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
 		&c.IsSigned, &c.MatterID, &c.ClientID, &c.ProjectID, &c.DigitalContractID, &r.upd,
-		&r.owner, &r.noticeDays, &c.AutoRenew)
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }

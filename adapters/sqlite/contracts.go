@@ -36,7 +36,7 @@ func NewContractStore(db *DB) *ContractStore {
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
 	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew`
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 // contractRow holds the nullable columns while scanning.
 type contractRow struct {
@@ -44,6 +44,7 @@ type contractRow struct {
 	matter, client, project       sql.NullInt64
 	typ, status, created, updated int64
 	owner, noticeDays             sql.NullInt64
+	ownerName                     sql.NullString
 }
 
 func (r *contractRow) fill(c *contract.Contract) {
@@ -55,7 +56,7 @@ func (r *contractRow) fill(c *contract.Contract) {
 	}
 	c.MatterID, c.ClientID, c.ProjectID = nullID(r.matter), nullID(r.client), nullID(r.project)
 	c.CreatedAt, c.UpdatedAt = fromMs(r.created), fromMs(r.updated)
-	c.OwnerID = r.owner.Int64
+	c.OwnerID, c.OwnerName = r.owner.Int64, r.ownerName.String
 	if r.noticeDays.Valid {
 		n := int(r.noticeDays.Int64)
 		c.NoticeDays = &n
@@ -76,7 +77,7 @@ func scanContract(s rowScanner) (contract.Contract, error) {
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
 		&c.Currency, &c.IsSigned, &c.Comments, &r.matter, &r.client, &r.project,
 		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.updated,
-		&r.owner, &r.noticeDays, &c.AutoRenew)
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }

@@ -68,6 +68,9 @@ type Contract struct {
 	// creator unless set otherwise; 0 only for a contract whose creator
 	// is unknown (imported without one).
 	OwnerID int64
+	// OwnerName is the owner's name as the store read it (full name, or
+	// email without one), for display; not written.
+	OwnerName string
 	// NoticeDays is how many days before EndDate notice must be given
 	// (noticeDays, 0..MaxNoticeDays); nil when not stated.
 	NoticeDays *int
@@ -85,7 +88,7 @@ func (c *Contract) IsDigital() bool { return c.DigitalContractID != "" }
 // NoticeDate is the last day notice can be given (docs/decisions.md §16):
 // EndDate minus NoticeDays, or EndDate when NoticeDays is nil; nil
 // without an EndDate. Stores keep it in a column so lists filter on it.
-func (c *Contract) NoticeDate() *time.Time {
+func (c Contract) NoticeDate() *time.Time {
 	return NoticeDate(c.EndDate, c.NoticeDays)
 }
 
@@ -105,7 +108,7 @@ func NoticeDate(end *time.Time, days *int) *time.Time {
 // IsLive reports whether the contract is in force for key-date reminders
 // (docs/decisions.md §16): Signed, or non-digital and neither Draft,
 // Expired, Terminated nor Archived.
-func (c *Contract) IsLive() bool {
+func (c Contract) IsLive() bool {
 	if c.Status == Signed {
 		return true
 	}
