@@ -233,7 +233,7 @@ func TestHomeCounters(t *testing.T) {
 	is.True(strings.Contains(list.Body, "Showing 1–2 of 2"))
 	is.True(strings.Contains(list.Body, ">Notice in 20</a>"))
 	is.True(strings.Contains(list.Body, day(20)+` <span class="tag">auto-renews</span>`)) // the notice date, auto-renewing
-	is.True(!strings.Contains(list.Body, `<td data-label="Owner">—</td>`)) // the owner's name
+	is.True(!strings.Contains(list.Body, `<td data-label="Owner">—</td>`))                // the owner's name
 	detail := b.get(fmt.Sprintf("/console/contracts/%d", id)).Body
 	is.True(strings.Contains(detail, "<dt>Notice by</dt><dd>"+day(20)+" (60 days before the end)</dd>"))
 	is.True(strings.Contains(detail, "<dt>Renews automatically</dt><dd>Yes</dd>"))
