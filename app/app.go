@@ -35,6 +35,7 @@ import (
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
 	"counsel/app/backups"
+	"counsel/app/calendar"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
@@ -275,7 +276,9 @@ func (a *App) wire(ctx context.Context) error {
 		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
 		Backups:       backupSvc,
-		Ready:         a.db.Ping,
+		Calendar: calendar.New(calendar.Deps{Store: a.db.Calendars, Contracts: a.contractStore, Access: store,
+			Clock: cfg.Clock, Rand: cfg.Rand, PublicURL: a.issuer()}),
+		Ready: a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,

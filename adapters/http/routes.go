@@ -31,6 +31,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.signingRoutes()...)
 	rs = append(rs, s.evidenceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)
+	rs = append(rs, s.calendarRoutes()...)
 	return rs
 }
 
