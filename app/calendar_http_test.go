@@ -66,7 +66,7 @@ func TestCalendarFeed(t *testing.T) {
 	is.Equal(start.Format("2006-01-02"), "2027-06-30")
 	start, err = notice.GetAllDayStartAt()
 	is.NoErr(err)
-	is.Equal(start.Format("2006-01-02"), "2027-04-01") // 90 days before the end
+	is.Equal(start.Format("2006-01-02"), "2027-04-01")                                                // 90 days before the end
 	is.Equal(end.GetProperty(ics.ComponentPropertyDtStart).ICalParameters["VALUE"], []string{"DATE"}) // all-day
 	is.Equal(notice.GetProperty(ics.ComponentPropertySummary).Value, "Notice due: Office lease, level 3")
 	desc := notice.GetProperty(ics.ComponentPropertyDescription).Value
