@@ -71,6 +71,10 @@ type Stores struct {
 	BackupLog ports.BackupLog
 	// Calendars keeps the calendar feed tokens.
 	Calendars ports.CalendarStore
+	// Outbox is the mail outbox.
+	Outbox ports.OutboxStore
+	// OnEffects hears of the effects each write transaction committed.
+	OnEffects func(func([]ports.Effect))
 	// QueryRow runs a read with ? placeholders on either engine (tests
 	// and tools look at rows no port shows).
 	QueryRow func(ctx context.Context, query string, args ...any) Row
@@ -124,6 +128,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db),
+			Outbox: postgres.NewOutboxStore(db), OnEffects: db.OnEffects,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -139,6 +144,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db),
+		Outbox: sqlite.NewOutboxStore(db), OnEffects: db.OnEffects,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

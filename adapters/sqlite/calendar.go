@@ -7,3 +7,9 @@ import "counsel/adapters/sqlrow"
 func NewCalendarStore(db *DB) sqlrow.CalendarStore {
 	return sqlrow.NewCalendarStore(engine{db: db})
 }
+
+// NewOutboxStore returns the mail outbox store of db, written once for
+// both engines (sqlrow.OutboxStore).
+func NewOutboxStore(db *DB) sqlrow.OutboxStore {
+	return sqlrow.NewOutboxStore(engine{db: db})
+}
