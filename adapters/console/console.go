@@ -48,6 +48,9 @@ type Services struct {
 	// Backups lists the scheduled backups to system administrators; nil
 	// leaves the page out.
 	Backups ports.BackupService
+	// Mail shows the mail outbox to system administrators; nil leaves the
+	// page out.
+	Mail ports.MailService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -211,6 +214,8 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
 
 		{method: "GET", path: "/console/backups", h: c.backupsList},
+		{method: "GET", path: "/console/mail", h: c.mailList},
+		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
 	}
 }
 
