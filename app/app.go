@@ -35,7 +35,9 @@ import (
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
 	"counsel/app/backups"
+	"counsel/app/calendar"
 	"counsel/app/contracts"
+	"counsel/app/outbox"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
 	"counsel/app/users"
@@ -68,6 +70,12 @@ type App struct {
 	closers []func() error
 	// metrics is nil when metrics are off (metrics.go).
 	metrics *metrics.Registry
+
+	// mailer is the one SMTP sender of every email; nil without
+	// COUNSEL_SMTP_ADDR and COUNSEL_SMTP_FROM.
+	mailer *smtp.Mailer
+	// Outbox sends queued mail (app/outbox); tests drive it (RunOnce).
+	Outbox *outbox.Worker
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -145,6 +153,18 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
+	// The outbox worker exists before any write, so that a commit that
+	// queued mail wakes it (wireMail starts it).
+	a.mailer = newMailer(cfg)
+	a.Outbox = outbox.NewWorker(outbox.Worker{Store: db.Outbox, Sender: a.mailSender(), Clock: cfg.Clock, Log: a.log})
+	db.OnEffects(func(fx []ports.Effect) {
+		for _, e := range fx {
+			if _, ok := e.(ports.Mail); ok {
+				a.Outbox.Wake()
+				return
+			}
+		}
+	})
 	if cfg.ReplicaURL != "" {
 		r, err := litestream.Start(ctx, cfg.DB, cfg.ReplicaURL, a.log)
 		if err != nil {
@@ -205,7 +225,7 @@ func (a *App) wire(ctx context.Context) error {
 	case "log":
 		sender = logSender{a.log}
 	case "smtp":
-		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
+		sender = mailSender{a.mailer}
 	}
 	totpStore := a.db.TOTP
 	vault, err := newVault(ctx, totpStore, cfg)
@@ -234,6 +254,7 @@ func (a *App) wire(ctx context.Context) error {
 	})
 	a.startHousekeeping(store)
 	a.followChanges()
+	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
@@ -255,7 +276,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox},
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -275,7 +296,10 @@ func (a *App) wire(ctx context.Context) error {
 		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
 		Backups:       backupSvc,
-		Ready:         a.db.Ping,
+		Mail:          outbox.Service{Store: a.db.Outbox},
+		Calendar: calendar.New(calendar.Deps{Store: a.db.Calendars, Contracts: a.contractStore, Access: store,
+			Clock: cfg.Clock, Rand: cfg.Rand, PublicURL: a.issuer()}),
+		Ready: a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
@@ -364,7 +388,7 @@ func (a *App) wireContracts() error {
 	blobs := a.db.Blobs
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
-		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	return nil
@@ -526,6 +550,26 @@ type logSender struct{ log *slog.Logger }
 func (l logSender) SendOTP(ctx context.Context, email, code string) error {
 	l.log.InfoContext(ctx, "one-time password (COUNSEL_OTP_DELIVERY=log)", "email", email, "otp", code)
 	return nil
+}
+
+// mailPoll is how often the outbox worker looks for retries due (and
+// anything a lost notification missed); queued mail wakes it at once.
+const mailPoll = time.Second
+
+// newMailer is the one SMTP sender, or nil when SMTP is not configured.
+func newMailer(cfg Config) *smtp.Mailer {
+	if cfg.SMTPAddr == "" || cfg.SMTPFrom == "" {
+		return nil
+	}
+	return smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+}
+
+// mailSender is the outbox's sender: nil (keep the mail) without SMTP.
+func (a *App) mailSender() ports.MailSender {
+	if a.mailer == nil {
+		return nil
+	}
+	return a.mailer
 }
 
 type mailSender struct{ m ports.Mailer }

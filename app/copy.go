@@ -85,8 +85,10 @@ var copyTables = []copyTable{
 	{"pqe_adjustments", cols("id staff_id name details start_date:t end_date:t created_at:t")},
 	{"user_identities", cols("issuer subject user_id email created_at:t")},
 	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
+	{"calendar_feeds", cols("user_id token_hash created_at:t")},
 	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
-		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t`)},
+		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t
+		owner_id notice_days auto_renew:b notice_date:t`)},
 	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},
 	{"contract_signing_events", cols("contract_id submission_id event_key at:t")},
 	{"signing_templates", cols("id name slug external_id roles:json created_at:t updated_at:t")},

@@ -10,7 +10,6 @@ import (
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/metrics"
 	"counsel/adapters/pdfevidence"
-	"counsel/adapters/smtp"
 	"counsel/adapters/totp"
 	signingapp "counsel/app/signing"
 	"counsel/domain/signing"
@@ -68,8 +67,8 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		return fmt.Errorf("signing pages key: %w", err)
 	}
 	var mailer ports.Mailer
-	if cfg.SMTPAddr != "" && cfg.SMTPFrom != "" {
-		mailer = smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+	if a.mailer != nil {
+		mailer = a.mailer
 	}
 	// The provider and the use case refer to each other: the provider
 	// reads documents and reports events through the use case, which

@@ -48,6 +48,9 @@ type Services struct {
 	// Backups lists the scheduled backups to system administrators; nil
 	// leaves the page out.
 	Backups ports.BackupService
+	// Mail shows the mail outbox to system administrators; nil leaves the
+	// page out.
+	Mail ports.MailService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -59,7 +62,8 @@ type ContractService interface {
 	StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error)
 	// Counters counts Drafts, contracts waiting for signatures and Signed
 	// ones ending within 30 days.
-	Counters(ctx context.Context) (drafts, waiting, expiring int64, err error)
+	// and the caller's own contracts whose notice is due within 30 days.
+	Counters(ctx context.Context) (drafts, waiting, expiring, noticeDue int64, err error)
 	// RemoveDocumentOutsideSigning removes a document unless the contract
 	// is out for signature (ECONFLICT with the reason).
 	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error
@@ -210,6 +214,8 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
 
 		{method: "GET", path: "/console/backups", h: c.backupsList},
+		{method: "GET", path: "/console/mail", h: c.mailList},
+		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
+	"net/url"
 	"time"
 
 	"counsel/domain"
@@ -25,7 +27,7 @@ func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
 	d := homeData{Me: me, Permissions: p.Principal.Permissions.Names()}
 	if c.svc.Contracts != nil && p.Principal.Can(account.ContractView) {
 		var cs contractCounters
-		if cs.Drafts, cs.Waiting, cs.Expiring, err = c.svc.Contracts.Counters(r.Context()); err != nil {
+		if cs.Drafts, cs.Waiting, cs.Expiring, cs.NoticeDue, err = c.svc.Contracts.Counters(r.Context()); err != nil {
 			c.fail(w, r, p, err)
 			return
 		}
@@ -33,6 +35,10 @@ func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
 		now := c.opts.Now().UTC()
 		d.ExpiringURL = "/console/contracts?Status=Signed&EndDateFrom=" + now.Format("2006-01-02") +
 			"&EndDateTo=" + now.Add(30*24*time.Hour).Format("2006-01-02") + "&SortBy=endDate&SortDesc=false"
+		// The same instants as the counter (contracts.NoticeFilter), so
+		// the list shows what was counted.
+		d.NoticeURL = fmt.Sprintf("/console/contracts?Status=ContractDesign,WaitingForClientSignature,Signed,Declined&OwnerId=%d&NoticeDateFrom=%s&NoticeDateTo=%s",
+			p.Principal.UserID, url.QueryEscape(now.Format(time.RFC3339)), url.QueryEscape(now.Add(30*24*time.Hour).Format(time.RFC3339)))
 	}
 	p.Data = d
 	c.render(w, r, 0, "home", p)
@@ -44,11 +50,12 @@ type homeData struct {
 	Permissions []string
 	Contracts   *contractCounters // nil without ContractView
 	ExpiringURL string            // the list of those ending soon
+	NoticeURL   string            // the list of the caller's contracts whose notice is due soon
 }
 
 // contractCounters are home's contract figures, each a link to the list
 // it counts.
-type contractCounters struct{ Drafts, Waiting, Expiring int64 }
+type contractCounters struct{ Drafts, Waiting, Expiring, NoticeDue int64 }
 
 // accountData is what "My account" shows besides the password form.
 type accountData struct {

@@ -31,6 +31,8 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.signingRoutes()...)
 	rs = append(rs, s.evidenceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)
+	rs = append(rs, s.calendarRoutes()...)
+	rs = append(rs, s.mailRoutes()...)
 	return rs
 }
 

@@ -38,6 +38,7 @@ var schemaNames = []string{
 	"IdpLoginInput",
 	"LoginInput",
 	"LogoutInput",
+	"MailPageDto",
 	"OfferingReviewersDto",
 	"OfficeDto",
 	"OfficeInput",

@@ -83,6 +83,7 @@ func components() []component {
 		c("ContractStatusResultsDto", typeOf[statusResultsDTO]()),
 		c("ContractHistoryEntryDto", typeOf[historyDTO]()),
 		c("ContractHistoryEntryPageDto", typeOf[page[historyDTO]]()),
+		c("MailPageDto", typeOf[page[mailDTO]]()),
 		c("ContractDocumentDto", typeOf[documentDTO]()),
 		c("ContractDocumentListDto", typeOf[documentListDTO]()),
 		c("SigningSubmitterDto", typeOf[signingSubmitterDTO]()),

@@ -51,6 +51,10 @@ type Services struct {
 	// Backups lists the scheduled backups to system administrators
 	// (backups.go).
 	Backups ports.BackupService
+	// Mail is the mail outbox for system administrators (mail.go).
+	Mail ports.MailService
+	// Calendar is the personal calendar feed (calendar.go).
+	Calendar ports.CalendarService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 	// Console is the browser console, mounted at /console (and / redirects
