@@ -228,7 +228,7 @@ func (a *App) wire(ctx context.Context) error {
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
-		IdP: idp, Users: linker,
+		IdP: idp, Users: linker, APIKeys: a.db.APIKeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 		Observer: a.accountObserver(),
 	})
@@ -236,6 +236,7 @@ func (a *App) wire(ctx context.Context) error {
 	a.followChanges()
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
+	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
 		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
@@ -267,6 +268,7 @@ func (a *App) wire(ctx context.Context) error {
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Reauth:        a.Accounts,
+		APIKeys:       apiKeys,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,
