@@ -99,6 +99,9 @@ var copyTables = []copyTable{
 		declined_at:t decline_reason signed_name signer_addr signer_agent`)},
 	{"signing_template_digests", cols("template_id digest recorded_at:t")},
 	{"signing_signer_links", cols("submission_id submitter_id sealed recorded_at:t")},
+	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t
+		claimed_until:t sent_at:t error`)},
+	{"mail_attachments", cols("mail_id position name content_type data")},
 }
 
 var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")

@@ -414,6 +414,7 @@ func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64
 	err := s.db.tx(ctx, func(x q) error {
 		var err error
 		id, err = createUser(ctx, x, u, s.db.Now())
+		ports.Created(ctx, id)
 		return err
 	})
 	if err != nil {

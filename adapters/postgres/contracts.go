@@ -19,7 +19,10 @@ import (
 
 // ContractStore implements ports.ContractStore and
 // ports.ContractSigningStore.
-type ContractStore struct{ db *DB }
+type ContractStore struct {
+	db *DB
+	sqlrow.SigningRecords
+}
 
 var (
 	_ ports.ContractStore        = (*ContractStore)(nil)
@@ -117,7 +120,7 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 }
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db} }
+func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}} }
 
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
@@ -218,6 +221,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 			VALUES (`+placeholders(len(vals)+2)+`) RETURNING id`, append([]any{c.UUID, c.CreatedAt}, vals...)...).Scan(&id); err != nil {
 			return err
 		}
+		ports.Created(ctx, id)
 		if err := insertAudit(ctx, x, id, audit); err != nil {
 			return err
 		}

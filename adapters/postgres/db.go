@@ -31,6 +31,7 @@ import (
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain"
+	"counsel/ports"
 )
 
 //go:embed migrations/*.sql
@@ -52,6 +53,8 @@ type DB struct {
 	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
+	// effectsListener hears of effects once committed (OnEffects).
+	effectsListener func([]ports.Effect)
 	// connectListener, if set, replaces pgx.ConnectConfig for Listen's
 	// connection (tests hold the listener down with it).
 	connectListener func(context.Context, *pgx.ConnConfig) (*pgx.Conn, error)
@@ -282,16 +285,43 @@ func (db *DB) read() q { return q{c: db.pool} }
 // serialization failure, which row locks taken in different orders can
 // cause, is retried a few times.
 func (db *DB) tx(ctx context.Context, fn func(q) error) error {
+	fx := ports.EffectsOf(ctx)
+	mark := fx.Begin()
 	var err error
+	var written []ports.Effect
 	for attempt := 0; attempt < 5; attempt++ {
-		err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return fn(q{c: tx}) })
+		err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+			if err := fn(q{c: tx}); err != nil {
+				return err
+			}
+			var err error
+			if written, err = fx.Pending(); err != nil || len(written) == 0 {
+				return err
+			}
+			return sqlrow.WriteEffects(ctx, q{c: tx}, dialect{}, db.Now(), written)
+		})
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "40001") {
 			break
 		}
+		fx.Rollback(mark)
 	}
-	return formatError(err)
+	if err != nil {
+		fx.Rollback(mark)
+		return formatError(err)
+	}
+	fx.Committed()
+	if len(written) > 0 && db.effectsListener != nil {
+		db.effectsListener(written)
+	}
+	return nil
 }
+
+// OnEffects sets fn to run after each commit that wrote effects, with the
+// effects written, so a worker in this process starts on them at once
+// (other instances hear of them their own way). fn must not block. Call
+// it before the database is in use.
+func (db *DB) OnEffects(fn func([]ports.Effect)) { db.effectsListener = fn }
 
 // readTx runs fn in a read-only REPEATABLE READ transaction, so that a
 // count and its page see one snapshot.

@@ -228,6 +228,7 @@ func insertUser(ctx context.Context, x q, u user.User, passwordHash string, now 
 	if err != nil {
 		return 0, emailTaken(err)
 	}
+	ports.Created(ctx, id)
 	return id, nil
 }
 

@@ -438,6 +438,7 @@ func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		id, err = createUser(ctx, tx, u, s.db.Now())
+		ports.Created(ctx, id)
 		return err
 	})
 	if err != nil {

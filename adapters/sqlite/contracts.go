@@ -18,6 +18,7 @@ import (
 // ContractStore implements ports.ContractStore.
 type ContractStore struct {
 	db *DB
+	sqlrow.SigningRecords
 	// knobs are the list planner's thresholds (contracts_list.go).
 	knobs listKnobs
 	// trace, when set, is told every query a list runs (the plan tests).
@@ -27,7 +28,7 @@ type ContractStore struct {
 var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, knobs: defaultKnobs} }
+func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}, knobs: defaultKnobs} }
 
 // contractColumns are the columns scanContract reads, in order.
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
@@ -136,6 +137,7 @@ func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract,
 		if err != nil {
 			return fmt.Errorf("insert contract %s: %w", c.UUID, err)
 		}
+		ports.Created(ctx, id)
 		if err := insertAudit(ctx, tx, id, audit); err != nil {
 			return fmt.Errorf("audit of contract %d: %w", id, err)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain"
+	"counsel/ports"
 
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -49,6 +50,8 @@ type DB struct {
 	refreshes refreshQueue
 	// Now is the clock used for timestamps the stores set themselves.
 	Now func() time.Time
+	// effectsListener hears of effects once committed (OnEffects).
+	effectsListener func([]ports.Effect)
 	// external is true when another component (Litestream) owns the
 	// WAL's checkpoints: no automatic checkpoint, none at Close.
 	external bool
@@ -366,18 +369,48 @@ func ownerOnly(path string) error {
 // tests (benchmarks seed data through it).
 func (db *DB) Read() *sql.DB { return db.read }
 
-// writeTx runs fn in an IMMEDIATE transaction on the writer and commits.
+// writeTx runs fn in an IMMEDIATE transaction on the writer, writes the
+// effects ctx carries (ports.Effects) in it, and commits.
 func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	fx := ports.EffectsOf(ctx)
+	mark := fx.Begin()
+	written, err := db.writeTxEffects(ctx, fx, fn)
+	if err != nil {
+		fx.Rollback(mark)
+		return err
+	}
+	fx.Committed()
+	if len(written) > 0 && db.effectsListener != nil {
+		db.effectsListener(written)
+	}
+	return nil
+}
+
+func (db *DB) writeTxEffects(ctx context.Context, fx *ports.Effects, fn func(*sql.Tx) error) ([]ports.Effect, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return formatError(err)
+		return nil, formatError(err)
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return formatError(err)
+		return nil, formatError(err)
 	}
-	return formatError(tx.Commit())
+	written, err := fx.Pending()
+	if err != nil {
+		return nil, err
+	}
+	if len(written) > 0 {
+		if err := sqlrow.WriteEffects(ctx, sq{tx}, dialect{}, db.Now(), written); err != nil {
+			return nil, formatError(err)
+		}
+	}
+	return written, formatError(tx.Commit())
 }
+
+// OnEffects sets fn to run after each commit that wrote effects, with the
+// effects written, so a worker in this process starts on them at once.
+// fn must not block. Call it before the database is in use.
+func (db *DB) OnEffects(fn func([]ports.Effect)) { db.effectsListener = fn }
 
 // migrate applies the embedded migrations that schema_migrations lacks.
 func (db *DB) migrate(ctx context.Context) error {

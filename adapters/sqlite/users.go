@@ -234,7 +234,9 @@ func insertUser(ctx context.Context, tx *sql.Tx, u user.User, passwordHash strin
 	if err != nil {
 		return 0, emailTaken(err)
 	}
-	return res.LastInsertId()
+	id, err := res.LastInsertId()
+	ports.Created(ctx, id)
+	return id, err
 }
 
 // CreateUsers adds many users in one transaction, with the default roles

@@ -56,7 +56,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite}, {"DocumentBytes", DocumentBytesSuite},
-		{"SigningRecords", SigningRecordsSuite},
+		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {

@@ -1,0 +1,36 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"counsel/adapters/sqlrow"
+)
+
+// engine is db as the stores written once in sqlrow use it.
+type engine struct {
+	dialect
+	db *DB
+}
+
+var _ sqlrow.Engine = engine{}
+
+func (e engine) Now() time.Time       { return e.db.Now() }
+func (e engine) Read() sqlrow.Querier { return e.db.read() }
+func (e engine) LockRow() string      { return " FOR UPDATE" }
+
+func (e engine) ReadTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.readTx(ctx, func(x q) error { return fn(x) })
+}
+
+func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.listTx(ctx, func(x q) error { return fn(x) })
+}
+
+func (e engine) WriteTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.tx(ctx, func(x q) error { return fn(x) })
+}
+
+func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.profileTx(ctx, func(x q) error { return fn(x) })
+}

@@ -1,0 +1,59 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"counsel/adapters/sqlrow"
+)
+
+// engine is db as the stores written once in sqlrow use it.
+type engine struct {
+	dialect
+	db *DB
+}
+
+var _ sqlrow.Engine = engine{}
+
+func (e engine) Now() time.Time       { return e.db.Now() }
+func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
+func (e engine) LockRow() string      { return "" }
+func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.ReadTx(ctx, fn)
+}
+
+func (e engine) ReadTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.readTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+}
+
+func (e engine) WriteTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.writeTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+}
+
+func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.profileWriteTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+}
+
+// cachedReads runs reads on the read pool with the statement cache.
+type cachedReads struct{ db *DB }
+
+func (c cachedReads) Row(ctx context.Context, query string, args ...any) sqlrow.Scanner {
+	return c.db.queryRow(ctx, query, args...)
+}
+
+func (c cachedReads) Query(ctx context.Context, query string, args ...any) (sqlrow.ClosingRows, error) {
+	rows, err := c.db.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (c cachedReads) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	return sq{c.db.read}.Exec(ctx, query, args...) // refused: a write on the read pool
+}
+
+func (c cachedReads) Insert(ctx context.Context, query string, args ...any) (int64, error) {
+	return sq{c.db.read}.Insert(ctx, query, args...)
+}

@@ -1,0 +1,51 @@
+package sqlrow
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"counsel/ports"
+)
+
+// WriteEffects writes the effects of a change in the change's
+// transaction x, at now (see ports.Effects). Every kind of ports.Effect
+// has its case here; a kind without one fails the transaction rather
+// than being lost.
+func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effects []ports.Effect) error {
+	for _, e := range effects {
+		var err error
+		switch e := e.(type) {
+		case ports.Mail:
+			err = insertMail(ctx, x, tc, now, e)
+		default:
+			err = fmt.Errorf("write effects: no writer for %T", e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertMail queues m in the mail outbox, due at once or at m.NotBefore.
+func insertMail(ctx context.Context, x Querier, tc Times, now time.Time, m ports.Mail) error {
+	due := now
+	if m.NotBefore.After(now) {
+		due = m.NotBefore
+	}
+	id, err := x.Insert(ctx, `INSERT INTO mail_outbox (kind, recipient, subject, body_text, body_html, status,
+		attempts, created_at, next_attempt_at, claimed_until, sent_at, error)
+		VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, NULL, NULL, '')`,
+		m.Kind, m.To, m.Subject, m.Text, m.HTML, tc.Arg(now), tc.Arg(due))
+	if err != nil {
+		return fmt.Errorf("queue mail: %w", err)
+	}
+	for i, a := range m.Attachments {
+		if _, err := x.Exec(ctx, `INSERT INTO mail_attachments (mail_id, position, name, content_type, data)
+			VALUES (?, ?, ?, ?, ?)`, id, i, a.Name, a.ContentType, a.Data); err != nil {
+			return fmt.Errorf("queue mail attachment: %w", err)
+		}
+	}
+	return nil
+}

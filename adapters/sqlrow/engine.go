@@ -1,0 +1,33 @@
+package sqlrow
+
+import (
+	"context"
+	"time"
+)
+
+// Engine is one database as the stores written once in this package use
+// it: its dialect, its clock and its transactions. Each engine keeps the
+// choice of isolation and locks; every write transaction writes the
+// effects its context carries (ports.Effects).
+type Engine interface {
+	Dialect
+	// Now is the time the stores stamp rows with.
+	Now() time.Time
+	// Read runs single statements outside a transaction.
+	Read() Querier
+	// ReadTx runs fn in a read-only transaction that sees one snapshot,
+	// so a count and its page agree.
+	ReadTx(ctx context.Context, fn func(Querier) error) error
+	// ListTx is ReadTx for list queries, planned for each call's
+	// arguments where the engine would otherwise settle on one plan.
+	ListTx(ctx context.Context, fn func(Querier) error) error
+	// WriteTx runs fn in a write transaction and commits.
+	WriteTx(ctx context.Context, fn func(Querier) error) error
+	// ProfileTx is WriteTx for writes that may change a cached profile
+	// (GET /api/me): every instance's cache forgets profiles after it.
+	ProfileTx(ctx context.Context, fn func(Querier) error) error
+	// LockRow ends a SELECT of one row that the transaction then changes,
+	// so concurrent writers of that row wait for it (FOR UPDATE on
+	// PostgreSQL; nothing on SQLite, whose one writer runs alone).
+	LockRow() string
+}
