@@ -120,7 +120,9 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 }
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}} }
+func NewContractStore(db *DB) *ContractStore {
+	return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}}
+}
 
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
