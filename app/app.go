@@ -248,7 +248,7 @@ func (a *App) wire(ctx context.Context) error {
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
-		IdP: idp, Users: linker,
+		IdP: idp, Users: linker, APIKeys: a.db.APIKeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 		Observer: a.accountObserver(),
 	})
@@ -257,6 +257,7 @@ func (a *App) wire(ctx context.Context) error {
 	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
+	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
 		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
@@ -275,7 +276,7 @@ func (a *App) wire(ctx context.Context) error {
 		return err
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox},
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
@@ -288,6 +289,7 @@ func (a *App) wire(ctx context.Context) error {
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Reauth:        a.Accounts,
+		APIKeys:       apiKeys,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,

@@ -65,6 +65,7 @@ type Stores struct {
 	Contracts     ContractStore
 	Signing       ports.SigningStore
 	TOTP          ports.TOTPStore
+	APIKeys       ports.APIKeyStore
 	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
 	// BackupLog records the scheduled backups.
@@ -126,7 +127,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db),
 			Outbox: postgres.NewOutboxStore(db), OnEffects: db.OnEffects,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
@@ -142,7 +143,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Engine: "sqlite", sqlite: db,
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db),
 		Outbox: sqlite.NewOutboxStore(db), OnEffects: db.OnEffects,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {

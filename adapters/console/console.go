@@ -45,6 +45,9 @@ type Services struct {
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+	// APIKeys manages the caller's API keys on My account; nil leaves
+	// them out.
+	APIKeys ports.APIKeyService
 	// Backups lists the scheduled backups to system administrators; nil
 	// leaves the page out.
 	Backups ports.BackupService
@@ -184,6 +187,8 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
 		{method: "POST", path: "/console/account/totp/confirm", h: c.totpConfirm},
 		{method: "POST", path: "/console/account/totp/disable", h: c.totpDisable},
+		{method: "POST", path: "/console/account/api-keys", h: c.apiKeyCreate},
+		{method: "POST", path: "/console/account/api-keys/" + id + "/revoke", h: c.apiKeyRevoke},
 
 		{method: "GET", path: "/console/users", perms: P(account.UsersView), h: c.usersList},
 		{method: "GET", path: "/console/users/new", perms: P(account.UsersCreate), h: c.userNew},

@@ -64,6 +64,13 @@ type accountData struct {
 	QR       template.URL           // the QR code as a data: URL
 	QRBase64 string                 // the same PNG, carried by the confirm form
 	Recovery []string               // the recovery codes, shown once
+	// Keys are the caller's API keys (nil: the module is not wired);
+	// NewKey is a key just made, shown this once; KeyPerms are the
+	// permissions a new key may hold (the caller's).
+	Keys     []account.APIKey
+	KeysOn   bool
+	NewKey   string
+	KeyPerms []string
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -74,6 +81,13 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 		return err
 	}
 	d.TOTP = st
+	if c.svc.APIKeys != nil {
+		if d.Keys, err = c.svc.APIKeys.MyAPIKeys(ctx); err != nil {
+			return err
+		}
+		d.KeysOn = true
+		d.KeyPerms = p.Principal.Permissions.Names()
+	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a
 		// data: URL, which the CSP's img-src allows.

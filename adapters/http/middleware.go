@@ -171,15 +171,19 @@ func (s *server) cors(next http.Handler) http.Handler {
 }
 
 // access is a route's permission level: public, any authenticated user,
-// or named permissions (all of them).
+// or named permissions (all of them). An own-account route changes how
+// its caller signs in or is signed in, which only a session may do: an
+// API key is refused there (docs/decisions.md §17).
 type access struct {
-	public bool
-	perms  []account.Permission
+	public  bool
+	session bool
+	perms   []account.Permission
 }
 
 var (
 	public     = access{public: true}
 	authorized = access{}
+	ownAccount = access{session: true}
 )
 
 // perm is the level that needs every one of ps.
@@ -209,12 +213,16 @@ func (s *server) guard(a access, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok {
-			s.fail(w, r, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required: send Authorization: Bearer <accessToken>"})
+			s.fail(w, r, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required: send Authorization: Bearer <accessToken or API key>"})
 			return
 		}
 		p, err := s.svc.Accounts.Authenticate(r.Context(), tok)
 		if err != nil {
 			s.fail(w, r, err)
+			return
+		}
+		if a.session && p.ViaAPIKey() {
+			s.fail(w, r, account.ErrAPIKeyAccount)
 			return
 		}
 		for _, need := range a.perms {

@@ -81,6 +81,8 @@ func accessText(a access) string {
 	switch {
 	case a.public:
 		return "Public: no token needed."
+	case a.session:
+		return "Any signed-in user (access token; an API key is refused: 403)."
 	case len(a.perms) == 0:
 		return "Any signed-in user (bearer token)."
 	default:
@@ -127,11 +129,16 @@ func (s *server) openAPI() []byte {
 			"x-permission": rt.access.String(),
 			"responses":    responses(rt),
 		}
-		// Every operation names its security: the bearer scheme, or none
-		// (an empty list) for a public one.
+		// Every operation names its security: an access token or an API
+		// key (both bearer schemes), only an access token on routes that
+		// change the caller's account, or none (an empty list) for a
+		// public one.
 		entry["security"] = []js{}
-		if !rt.access.public {
+		switch {
+		case rt.access.session:
 			entry["security"] = []js{{"bearer": []string{}}}
+		case !rt.access.public:
+			entry["security"] = []js{{"bearer": []string{}}, {"apiKey": []string{}}}
 		}
 		var params []js
 		for _, m := range pathVar.FindAllStringSubmatch(rt.path, -1) {
@@ -182,8 +189,12 @@ func (s *server) openAPI() []byte {
 		"tags":      tagList,
 		"paths":     paths,
 		"components": js{
-			"schemas":         s.schemas(),
-			"securitySchemes": js{"bearer": js{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "the accessToken of a sign-in or refresh"}},
+			"schemas": s.schemas(),
+			"securitySchemes": js{
+				"bearer": js{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "the accessToken of a sign-in or refresh"},
+				"apiKey": js{"type": "http", "scheme": "bearer", "bearerFormat": "cnsl_ API key",
+					"description": "an API key from POST /api/account/api-keys (cnsl_...): acts as its creator within the key's permissions; refused (403) on routes that change the account"},
+			},
 		},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -281,7 +292,7 @@ func responses(rt route) js {
 	codes := append([]int{}, o.errs...)
 	if !rt.access.public {
 		codes = append(codes, http.StatusUnauthorized)
-		if len(rt.access.perms) > 0 {
+		if len(rt.access.perms) > 0 || rt.access.session {
 			codes = append(codes, http.StatusForbidden)
 		}
 	}

@@ -17,6 +17,10 @@ import (
 var schemaNames = []string{
 	"AddressDto",
 	"AddressInput",
+	"ApiKeyCreatedDto",
+	"ApiKeyDto",
+	"ApiKeyInput",
+	"ApiKeyListDto",
 	"ChangePasswordInput",
 	"ContractAction",
 	"ContractDocumentDto",

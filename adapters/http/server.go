@@ -48,6 +48,8 @@ type Services struct {
 	TOTP ports.TOTPService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
+	// APIKeys are machine clients' keys (apikeys.go).
+	APIKeys ports.APIKeyService
 	// Backups lists the scheduled backups to system administrators
 	// (backups.go).
 	Backups ports.BackupService

@@ -56,6 +56,21 @@ func TestRotationAgrees(t *testing.T) {
 	is.True(db.refreshes.wrote.Load() >= 3)        // and the rotations the domain approves
 }
 
+// TestAPIKeyStorePort runs the API key store suite on PostgreSQL.
+func TestAPIKeyStorePort(t *testing.T) {
+	pgtest.Skip(t)
+	porttest.APIKeyStore(t, func(t *testing.T) porttest.APIKeyStores {
+		db := openDB(t)
+		accounts := NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		users := NewUserStore(db)
+		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts,
+			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
+	})
+}
+
 // TestTOTPStorePort runs the authenticator-app store suite on PostgreSQL.
 func TestTOTPStorePort(t *testing.T) {
 	pgtest.Skip(t)

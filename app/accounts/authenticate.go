@@ -55,6 +55,9 @@ var badToken = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the access to
 
 // Authenticate implements ports.AccountService.
 func (s *Service) Authenticate(ctx context.Context, tok string) (account.Principal, error) {
+	if account.IsAPIKey(tok) {
+		return s.authenticateKey(ctx, tok)
+	}
 	now := s.d.Clock.Now()
 	gen := s.gen.Load()
 	e, ok := s.cache.get(tok)

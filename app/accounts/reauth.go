@@ -28,6 +28,9 @@ func (s *Service) RequireRecentAuth(ctx context.Context, currentPassword string)
 	if err != nil {
 		return p, err
 	}
+	if err := account.CheckNotAPIKey(p); err != nil {
+		return p, err
+	}
 	if currentPassword != "" {
 		return p, s.checkCurrentPassword(ctx, p, currentPassword)
 	}
@@ -96,6 +99,9 @@ func (s *Service) credentials(ctx context.Context, userID int64) (account.Creden
 func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (account.Reauthentication, error) {
 	p, err := caller(ctx)
 	if err != nil {
+		return account.Reauthentication{}, err
+	}
+	if err := account.CheckNotAPIKey(p); err != nil {
 		return account.Reauthentication{}, err
 	}
 	code := strings.TrimSpace(otp)

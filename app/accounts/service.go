@@ -93,6 +93,9 @@ type Deps struct {
 	TOTPStore TOTPState
 	Vault     ports.TOTPVault
 
+	// APIKeys finds the API keys Authenticate accepts; nil: none is.
+	APIKeys ports.APIKeyStore
+
 	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
 	// nothing is heard.
 	Observer ports.AccountObserver
@@ -112,7 +115,8 @@ type Service struct {
 	// gen counts revocations and permission changes made by this process;
 	// a cached principal from an older generation is checked again.
 	gen     atomic.Uint64
-	sending sync.WaitGroup
+	sending sync.WaitGroup // OTP deliveries and API key uses being written
+	keyUses keyUses
 }
 
 var _ ports.AccountService = (*Service)(nil)
@@ -426,6 +430,9 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	p, ok := account.FromContext(ctx)
 	if !ok {
 		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
+	}
+	if err := account.CheckNotAPIKey(p); err != nil {
+		return err
 	}
 	if refreshToken == "" {
 		return domain.Invalid(map[string][]string{"refreshToken": {"refreshToken is required"}})

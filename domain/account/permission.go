@@ -163,7 +163,16 @@ type Principal struct {
 	// AuthenticatedAt is when the caller's session last signed in or
 	// re-authenticated (CheckRecentAuth).
 	AuthenticatedAt time.Time
+	// APIKeyID is the API key the request carried, 0 for a session
+	// (SessionID set). A key's principal holds the key's permissions that
+	// its creator still holds (APIKey.Principal) and never changes the
+	// account (CheckNotAPIKey).
+	APIKeyID int64
 }
+
+// ViaAPIKey reports whether the caller authenticated with an API key
+// rather than a session.
+func (p Principal) ViaAPIKey() bool { return p.APIKeyID != 0 }
 
 // Can reports whether the principal holds p.
 func (p Principal) Can(perm Permission) bool { return p.Permissions.Has(perm) }
