@@ -237,7 +237,7 @@ func (a *App) wire(ctx context.Context) error {
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -266,6 +266,7 @@ func (a *App) wire(ctx context.Context) error {
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
+		Sessions:      a.Accounts,
 		Reauth:        a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,

@@ -77,7 +77,7 @@ var copyTables = []copyTable{
 	{"role_permissions", cols("role_id permission")},
 	{"user_roles", cols("user_id role_id")},
 	{"otps", cols("email code_hash expires_at:t0 attempts sends:sends")},
-	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t")},
+	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t ip user_agent")},
 	{"refresh_tokens", cols("hash session_id created_at:t used_at:t")},
 	{"offering_reviewers", cols("offering_id user_id")},
 	{"remunerations", cols(`id staff_id fte_load remuneration_inc_super billing_rate billable_percentage remuneration_date:t

@@ -59,6 +59,8 @@ var schemaNames = []string{
 	"ReviewersInput",
 	"RoleDto",
 	"RoleInput",
+	"SessionDto",
+	"SessionListDto",
 	"SigningBuilderTokenDto",
 	"SigningCreateSubmissionInput",
 	"SigningSubmission",

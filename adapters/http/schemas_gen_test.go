@@ -52,6 +52,8 @@ func components() []component {
 		c("TotpConfirmInput", typeOf[totpConfirmIn]()),
 		c("TotpRecoveryCodesDto", typeOf[totpRecoveryCodesDTO]()),
 		c("TotpDisableInput", typeOf[totpDisableIn]()),
+		c("SessionDto", typeOf[sessionDTO]()),
+		c("SessionListDto", typeOf[sessionListDTO]()),
 		c("RoleDto", typeOf[roleDTO]()),
 		c("RoleInput", typeOf[roleIn]()),
 		c("AddressDto", typeOf[addressDTO]()),

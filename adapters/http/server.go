@@ -46,6 +46,8 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Sessions is the caller's own sessions (sessions.go).
+	Sessions ports.SessionService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
 	// Backups lists the scheduled backups to system administrators

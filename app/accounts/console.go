@@ -116,7 +116,7 @@ func (s *Service) consoleLoginIdP(ctx context.Context, code, verifier, nonce, re
 	if err != nil {
 		return "", err
 	}
-	session := s.newSession(userID, account.MethodIdP, account.SessionConsole, cookie, now)
+	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionConsole, cookie, now)
 	if err := s.d.Store.CreateSession(ctx, session, nil); err != nil {
 		return "", err
 	}

@@ -64,6 +64,11 @@ type Store interface {
 	ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	RevokeSession(ctx context.Context, id string, at time.Time) error
+	RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error
+	UserSessions(ctx context.Context, userID int64, now time.Time) ([]account.Session, error)
+	RevokeUserSession(ctx context.Context, userID int64, id string, at time.Time) error
+	RevokeOtherSessions(ctx context.Context, userID int64, keep string, at time.Time) (int64, error)
+	SeeSessions(ctx context.Context, seen []account.SessionSeen, every time.Duration) error
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
 	SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error
 }
@@ -113,6 +118,8 @@ type Service struct {
 	// a cached principal from an older generation is checked again.
 	gen     atomic.Uint64
 	sending sync.WaitGroup
+	// seenUses writes when sessions were last used (sessions.go).
+	seenUses seenTracker
 }
 
 var _ ports.AccountService = (*Service)(nil)
@@ -143,8 +150,12 @@ func New(cfg Config, d Deps) *Service {
 // revoking sessions or changing roles, permissions or users.
 func (s *Service) Invalidate() { s.gen.Add(1) }
 
-// Wait blocks until background OTP deliveries have finished.
-func (s *Service) Wait() { s.sending.Wait() }
+// Wait blocks until background OTP deliveries have finished and writes
+// the queued last-seen times of sessions.
+func (s *Service) Wait() {
+	s.sending.Wait()
+	s.FlushSeen()
+}
 
 // loginFailed is the one answer to every failed sign-in.
 var loginFailed = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the email, password or one-time password is wrong"}
@@ -278,12 +289,15 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 	if err != nil {
 		return account.Session{}, "", time.Time{}, err
 	}
-	session := s.newSession(creds.UserID, account.MethodPassword, kind, refresh, now)
+	session := s.newSession(ctx, creds.UserID, account.MethodPassword, kind, refresh, now)
 	code := strings.TrimSpace(otp)
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
 	success, locked := false, false
 	err = s.d.Store.Login(ctx, creds.UserID, email, func(st *account.LoginState) error {
+		session.Method = account.MethodPassword
+		recovery := 0
 		if st.TOTP.Enabled() {
+			session.Method, recovery = account.MethodAuthenticator, len(st.TOTP.Recovery)
 			a, err := s.totpAttempt(creds.UserID, st.TOTP, code)
 			if err != nil {
 				return err
@@ -292,6 +306,9 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 		}
 		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
+			if st.TOTP.Enabled() && len(st.TOTP.Recovery) < recovery {
+				session.Method = account.MethodRecoveryCode
+			}
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
 		}
 		locked = !wasLocked && now.Before(st.Credentials.LockedUntil)
@@ -311,8 +328,10 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 	return session, refresh, now, nil
 }
 
-func (s *Service) newSession(userID int64, method, kind, secret string, now time.Time) account.Session {
-	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind, AuthenticatedAt: now}
+func (s *Service) newSession(ctx context.Context, userID int64, method, kind, secret string, now time.Time) account.Session {
+	req := ports.RequestOf(ctx)
+	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind,
+		AuthenticatedAt: now, LastSeen: now, IP: req.IP, UserAgent: account.CutUserAgent(req.UserAgent)}
 	if kind == account.SessionConsole {
 		ss.TokenHash, ss.LastSeen = hashToken(secret), now
 	}
@@ -359,7 +378,7 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 	if err != nil {
 		return account.Tokens{}, err
 	}
-	session := s.newSession(userID, account.MethodIdP, account.SessionAPI, refresh, now)
+	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionAPI, refresh, now)
 	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
 		return account.Tokens{}, err
 	}
@@ -417,6 +436,7 @@ func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string)
 	if !ok {
 		return account.Tokens{}, reused, refreshFailed
 	}
+	s.seenSession(session.ID, now)
 	t, err := s.issue(ctx, session, next, now)
 	return t, false, err
 }

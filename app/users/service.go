@@ -42,6 +42,8 @@ type Deps struct {
 	// Recent is the rule of recent authentication before changing one's
 	// own password (the accounts service).
 	Recent RecentAuth
+	// Sessions lists and ends other users' sessions (the accounts service).
+	Sessions ports.SessionAdmin
 }
 
 // RecentAuth is the part of ports.Reauthenticator the service calls.
@@ -339,6 +341,42 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 		return err
 	}
 	return s.d.TOTP.ResetTOTP(ctx, id, "", roleCheck(p, id, nil))
+}
+
+// sessionsAccess is the rule of UserSessions and RevokeUserSessions:
+// UsersEdit, an undeleted user, and no stronger account than the
+// caller's (the rule that protects system administrators).
+func (s *Service) sessionsAccess(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if s.d.Sessions == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "sessions are not available in this configuration")
+	}
+	roles, err := s.d.Roles.UserRoles(ctx, id)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return domain.Errorf(domain.ENOTFOUND, "user %d not found", id)
+	} else if err != nil {
+		return err
+	}
+	return account.CheckTakeover(p, id, roles)
+}
+
+// UserSessions implements ports.UserService.
+func (s *Service) UserSessions(ctx context.Context, id int64) ([]account.Session, error) {
+	if err := s.sessionsAccess(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.d.Sessions.SessionsOf(ctx, id)
+}
+
+// RevokeUserSessions implements ports.UserService.
+func (s *Service) RevokeUserSessions(ctx context.Context, id int64) error {
+	if err := s.sessionsAccess(ctx, id); err != nil {
+		return err
+	}
+	return s.d.Sessions.EndSessionsOf(ctx, id)
 }
 
 // Offices implements ports.UserService.

@@ -53,7 +53,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Sessions", SessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite}, {"DocumentBytes", DocumentBytesSuite},
 		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite},
