@@ -57,6 +57,8 @@ type accountData struct {
 	QR       template.URL           // the QR code as a data: URL
 	QRBase64 string                 // the same PNG, carried by the confirm form
 	Recovery []string               // the recovery codes, shown once
+	Sessions []account.Session      // the caller's live sessions, newest first
+	Current  string                 // the id of the session of this page
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -67,6 +69,12 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 		return err
 	}
 	d.TOTP = st
+	if c.svc.Sessions != nil {
+		if d.Sessions, err = c.svc.Sessions.MySessions(ctx); err != nil {
+			return err
+		}
+		d.Current = p.Principal.SessionID
+	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a
 		// data: URL, which the CSP's img-src allows.
@@ -77,7 +85,8 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 	return nil
 }
 
-// accountShow is "My account": the password and the authenticator app.
+// accountShow is "My account": the password, the authenticator app and
+// the sessions.
 func (c *console) accountShow(w http.ResponseWriter, r *http.Request, p *page) {
 	if err := c.accountPage(r.Context(), p, accountData{}); err != nil {
 		c.fail(w, r, p, err)

@@ -150,7 +150,8 @@ var funcs = template.FuncMap{
 		}
 		return "No"
 	},
-	"itoa": func(n int64) string { return strconv.FormatInt(n, 10) },
+	"itoa":       func(n int64) string { return strconv.FormatInt(n, 10) },
+	"methodName": methodName,
 	"amount": func(d *decimal.Decimal) string {
 		if d == nil {
 			return "—"
@@ -379,4 +380,21 @@ func money(d decimal.Decimal) string {
 		out = "-" + out
 	}
 	return out
+}
+
+// methodName is how a session signed in, in words.
+func methodName(m string) string {
+	switch m {
+	case account.MethodPassword:
+		return "Password and emailed code"
+	case account.MethodAuthenticator:
+		return "Password and authenticator app"
+	case account.MethodRecoveryCode:
+		return "Password and recovery code"
+	case account.MethodIdP:
+		return "Identity provider"
+	case account.MethodPasskey:
+		return "Passkey"
+	}
+	return m
 }
