@@ -24,7 +24,7 @@ func TestBrowserSessions(t *testing.T) {
 	ctx := newChrome(t)
 	s := newServer(t)
 	_, email := userWith(t, s, account.ContractView)
-	s.Clock.Advance(time.Second) // userWith signed in once through the API already
+	s.Clock.Advance(time.Second)             // userWith signed in once through the API already
 	api := s.Login(t, email, "password-123") // another device, through the API
 	s.Clock.Advance(time.Second)
 	signInBrowser(t, ctx, s.URL, email, "password-123")
