@@ -101,6 +101,7 @@ var copyTables = []copyTable{
 	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t
 		claimed_until:t sent_at:t error`)},
 	{"mail_attachments", cols("mail_id position name content_type data")},
+	{"audit_events", cols("id at:t action actor_kind actor_user_id actor_name target_type target_id ip user_agent request_id details")},
 }
 
 var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")

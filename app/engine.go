@@ -69,6 +69,8 @@ type Stores struct {
 	Blobs ports.BlobStore
 	// BackupLog records the scheduled backups.
 	BackupLog ports.BackupLog
+	// Audit keeps the security and administration events.
+	Audit ports.AuditStore
 	// QueryRow runs a read with ? placeholders on either engine (tests
 	// and tools look at rows no port shows).
 	QueryRow func(ctx context.Context, query string, args ...any) Row
@@ -121,7 +123,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
-			BackupLog: postgres.NewBackupLog(db),
+			BackupLog: postgres.NewBackupLog(db), Audit: postgres.NewAuditStore(db),
 			QueryRow:  func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:      db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -136,7 +138,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
-		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db),
+		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Audit: sqlite.NewAuditStore(db),
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},
