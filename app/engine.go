@@ -124,8 +124,8 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Audit: postgres.NewAuditStore(db),
-			QueryRow:  func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
-			Ping:      db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
+			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
