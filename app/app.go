@@ -34,6 +34,7 @@ import (
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
+	"counsel/app/auditlog"
 	"counsel/app/backups"
 	"counsel/app/contracts"
 	"counsel/app/remunerations"
@@ -58,6 +59,8 @@ type App struct {
 	db       *Stores
 	handler  http.Handler
 	Accounts *accounts.Service
+	// AuditLog reads and prunes the security events.
+	AuditLog *auditlog.Service
 	hasher   *argon2.Hasher
 	store    AccountStore
 	// bg is the context of background work; stop cancels it and loops
@@ -230,8 +233,9 @@ func (a *App) wire(ctx context.Context) error {
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
 		IdP: idp, Users: linker,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
-		Observer: a.accountObserver(),
+		Observer: a.accountObserver(), Events: a.db.Audit,
 	})
+	a.AuditLog = auditlog.New(a.db.Audit, cfg.Clock)
 	a.startHousekeeping(store)
 	a.followChanges()
 	roleStore := a.db.Roles
@@ -267,6 +271,7 @@ func (a *App) wire(ctx context.Context) error {
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
 		Sessions:      a.Accounts,
+		Audit:         a.AuditLog,
 		Reauth:        a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,

@@ -32,6 +32,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.signingRoutes()...)
 	rs = append(rs, s.evidenceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
 	return rs
 }
 

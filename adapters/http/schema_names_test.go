@@ -59,6 +59,8 @@ var schemaNames = []string{
 	"ReviewersInput",
 	"RoleDto",
 	"RoleInput",
+	"AuditEventDto",
+	"AuditEventPageDto",
 	"SessionDto",
 	"SessionListDto",
 	"SigningBuilderTokenDto",

@@ -52,6 +52,8 @@ func components() []component {
 		c("TotpConfirmInput", typeOf[totpConfirmIn]()),
 		c("TotpRecoveryCodesDto", typeOf[totpRecoveryCodesDTO]()),
 		c("TotpDisableInput", typeOf[totpDisableIn]()),
+		c("AuditEventDto", typeOf[auditEventDTO]()),
+		c("AuditEventPageDto", typeOf[page[auditEventDTO]]()),
 		c("SessionDto", typeOf[sessionDTO]()),
 		c("SessionListDto", typeOf[sessionListDTO]()),
 		c("RoleDto", typeOf[roleDTO]()),

@@ -21,6 +21,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -101,6 +102,10 @@ type Deps struct {
 	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
 	// nothing is heard.
 	Observer ports.AccountObserver
+
+	// Events writes the security events that have no change of their own
+	// (events.go); nil: those are not recorded.
+	Events EffectRecorder
 }
 
 // IdentityLinker finds or provisions the local user of an external identity.
@@ -282,8 +287,10 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 		passwordOK = false
 	}
 	if !known {
+		s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"reason": audit.ReasonUnknownAccount}))
 		return account.Session{}, "", time.Time{}, loginFailed
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	now := s.d.Clock.Now()
 	refresh, err := s.randomToken()
 	if err != nil {
@@ -310,8 +317,13 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 				session.Method = account.MethodRecoveryCode
 			}
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
+			fx.Add(signInEvent(ctx, audit.SignIn, creds.UserID, map[string]any{"method": session.Method, "sessionKind": kind}))
+		} else {
+			fx.Add(signInEvent(ctx, audit.SignInFailed, creds.UserID, map[string]any{"method": session.Method, "reason": failReason(st, wasLocked)}))
 		}
-		locked = !wasLocked && now.Before(st.Credentials.LockedUntil)
+		if locked = !wasLocked && now.Before(st.Credentials.LockedUntil); locked {
+			fx.Add(ports.Audit(ctx, audit.AccountLocked, audit.TargetUser, userTarget(creds.UserID), map[string]any{"until": st.Credentials.LockedUntil.UTC().Format(time.RFC3339)}))
+		}
 		return nil
 	})
 	if err == nil && locked {
@@ -366,11 +378,15 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 	if err != nil {
 		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
 			s.d.Logger.Info("identity provider sign-in refused", "reason", err)
+			s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodIdP, "reason": audit.ReasonIdentity}))
 		}
 		return account.Tokens{}, err
 	}
 	userID, err := s.d.Users.ResolveIdentity(ctx, id)
 	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodIdP, "reason": audit.ReasonIdentity}))
+		}
 		return account.Tokens{}, err
 	}
 	now := s.d.Clock.Now()
@@ -379,6 +395,8 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 		return account.Tokens{}, err
 	}
 	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionAPI, refresh, now)
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodIdP, "sessionKind": account.SessionAPI}))
 	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
 		return account.Tokens{}, err
 	}
@@ -427,6 +445,10 @@ func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string)
 		reused = true
 		s.Invalidate()
 		s.d.Logger.Warn("refresh token reused; session revoked", "session", session.ID, "user", session.UserID)
+		// Its own write: PostgreSQL batches the rotations of many
+		// requests into one transaction (refresh_batch.go), which carries
+		// no request's effects.
+		s.record(ctx, signInEvent(ctx, audit.RefreshTokenReused, session.UserID, map[string]any{"sessionId": session.ID}))
 	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return account.Tokens{}, reused, refreshFailed
@@ -456,13 +478,15 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	} else if err != nil {
 		return err
 	}
-	return s.revoke(ctx, ss.ID)
+	return s.revoke(ctx, ss)
 }
 
-// revoke ends session id now and drops the cached principals, so the
-// session's access tokens stop working at once.
-func (s *Service) revoke(ctx context.Context, id string) error {
-	if err := s.d.Store.RevokeSession(ctx, id, s.d.Clock.Now()); err != nil {
+// revoke signs session ss out now and drops the cached principals, so
+// the session's access tokens stop working at once.
+func (s *Service) revoke(ctx context.Context, ss account.Session) error {
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID}))
+	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
 		return err
 	}
 	s.Invalidate()
@@ -483,6 +507,8 @@ func (s *Service) SetPassword(ctx context.Context, userID int64, password string
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.PasswordChanged, audit.TargetUser, userTarget(userID), nil))
 	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now(), check); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -123,6 +124,8 @@ func (s *Service) RevokeMySession(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.SessionRevoked, audit.TargetUser, userTarget(p.UserID), map[string]any{"sessionId": id, "current": id == p.SessionID}))
 	if err := s.d.Store.RevokeUserSession(ctx, p.UserID, id, s.d.Clock.Now()); err != nil {
 		if domain.ErrorCode(err) == domain.ENOTFOUND {
 			return domain.Errorf(domain.ENOTFOUND, "no session %q of yours is live", id)
@@ -139,6 +142,8 @@ func (s *Service) RevokeMyOtherSessions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.SessionRevoked, audit.TargetUser, userTarget(p.UserID), map[string]any{"sessions": "others"}))
 	if _, err := s.d.Store.RevokeOtherSessions(ctx, p.UserID, p.SessionID, s.d.Clock.Now()); err != nil {
 		return err
 	}
@@ -153,6 +158,8 @@ func (s *Service) SessionsOf(ctx context.Context, userID int64) ([]account.Sessi
 
 // EndSessionsOf implements ports.SessionAdmin.
 func (s *Service) EndSessionsOf(ctx context.Context, userID int64) error {
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.SessionRevoked, audit.TargetUser, userTarget(userID), map[string]any{"sessions": "all"}))
 	if err := s.d.Store.RevokeUserSessions(ctx, userID, s.d.Clock.Now()); err != nil {
 		return err
 	}

@@ -8,9 +8,11 @@ package users
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/domain/user"
 	"counsel/ports"
 )
@@ -212,6 +214,10 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 			return user.Profile{}, err
 		}
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
+	}))
 	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs, roleCheck(p, 0, in.RoleIDs))
 	if err != nil {
 		return user.Profile{}, err
@@ -230,13 +236,28 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	if err != nil {
 		return user.Profile{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	target := strconv.FormatInt(id, 10)
 	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, roleCheck(p, id, in.RoleIDs), func(u *user.User) error {
-		was := u.Email
+		before := *u
 		u.Apply(in.Patch)
-		if id == p.UserID && u.Email != was && !reauthed {
+		if id == p.UserID && u.Email != before.Email && !reauthed {
 			return account.ErrReauthRequired // the email changed since emailChangeAuth read it
 		}
-		return u.Validate()
+		if err := u.Validate(); err != nil {
+			return err
+		}
+		fields := audit.Changed(before, *u)
+		if in.RoleIDs != nil {
+			fields = append(fields, "roles")
+		}
+		if len(fields) > 0 {
+			fx.Add(ports.Audit(ctx, audit.UserUpdated, audit.TargetUser, target, map[string]any{"fields": fields}))
+		}
+		if before.Active && !u.Active {
+			fx.Add(ports.Audit(ctx, audit.UserDeactivated, audit.TargetUser, target, nil))
+		}
+		return nil
 	}, account.KeepAnAdmin(account.LastAdminChange))
 	if err != nil {
 		return user.Profile{}, err
@@ -282,6 +303,8 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 	if id == p.UserID {
 		return domain.Errorf(domain.ECONFLICT, "you cannot delete yourself")
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.UserDeleted, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
 		return err
 	}
@@ -405,6 +428,10 @@ func (s *Service) CreateOffice(ctx context.Context, p user.OfficePatch) (user.Of
 	if err := o.Validate(); err != nil {
 		return user.Office{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.OfficeCreated, audit.TargetOffice, strconv.FormatInt(id, 10), nil), nil
+	}))
 	return s.d.Store.CreateOffice(ctx, o)
 }
 
@@ -413,9 +440,17 @@ func (s *Service) UpdateOffice(ctx context.Context, id int64, p user.OfficePatch
 	if _, err := account.Require(ctx, account.OfficesEdit); err != nil {
 		return user.Office{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	return s.d.Store.UpdateOffice(ctx, id, func(o *user.Office) error {
+		before := *o
 		o.Apply(p)
-		return o.Validate()
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		if fields := audit.Changed(before, *o); len(fields) > 0 {
+			fx.Add(ports.Audit(ctx, audit.OfficeUpdated, audit.TargetOffice, strconv.FormatInt(id, 10), map[string]any{"fields": fields}))
+		}
+		return nil
 	})
 }
 
