@@ -23,7 +23,9 @@ type Service struct {
 var _ ports.AuditService = (*Service)(nil)
 
 // New returns the service over store.
-func New(store ports.AuditStore, clock ports.Clock) *Service { return &Service{store: store, clock: clock} }
+func New(store ports.AuditStore, clock ports.Clock) *Service {
+	return &Service{store: store, clock: clock}
+}
 
 // Events implements ports.AuditService.
 func (s *Service) Events(ctx context.Context, f audit.Filter) ([]audit.Event, int64, error) {
