@@ -259,7 +259,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Audit: a.AuditLog,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,

@@ -51,6 +51,9 @@ type Services struct {
 	// Backups lists the scheduled backups to system administrators; nil
 	// leaves the page out.
 	Backups ports.BackupService
+	// Audit lists the security events to AuditView holders; nil leaves
+	// the page out.
+	Audit ports.AuditService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -215,6 +218,7 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
 
 		{method: "GET", path: "/console/backups", h: c.backupsList},
+		{method: "GET", path: "/console/audit", perms: P(account.AuditView), h: c.auditList},
 	}
 }
 

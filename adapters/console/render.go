@@ -5,10 +5,12 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,6 +154,7 @@ var funcs = template.FuncMap{
 	},
 	"itoa":       func(n int64) string { return strconv.FormatInt(n, 10) },
 	"methodName": methodName,
+	"details":    details,
 	"amount": func(d *decimal.Decimal) string {
 		if d == nil {
 			return "—"
@@ -397,4 +400,26 @@ func methodName(m string) string {
 		return "Passkey"
 	}
 	return m
+}
+
+// details writes an event's details as "name: value; ..." in name order.
+func details(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := d[k]
+		if l, ok := v.([]any); ok {
+			s := make([]string, len(l))
+			for j, x := range l {
+				s[j] = fmt.Sprint(x)
+			}
+			v = strings.Join(s, ", ")
+		}
+		parts[i] = fmt.Sprintf("%s: %v", k, v)
+	}
+	return strings.Join(parts, "; ")
 }
