@@ -34,6 +34,7 @@ import (
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
 	"counsel/app/accounts"
+	"counsel/app/auditlog"
 	"counsel/app/backups"
 	"counsel/app/calendar"
 	"counsel/app/contracts"
@@ -60,6 +61,8 @@ type App struct {
 	db       *Stores
 	handler  http.Handler
 	Accounts *accounts.Service
+	// AuditLog reads and prunes the security events.
+	AuditLog *auditlog.Service
 	hasher   *argon2.Hasher
 	store    AccountStore
 	// bg is the context of background work; stop cancels it and loops
@@ -250,8 +253,9 @@ func (a *App) wire(ctx context.Context) error {
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
 		IdP: idp, Users: linker, APIKeys: a.db.APIKeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
-		Observer: a.accountObserver(),
+		Observer: a.accountObserver(), Events: a.db.Audit,
 	})
+	a.AuditLog = auditlog.New(a.db.Audit, cfg.Clock)
 	a.startHousekeeping(store)
 	a.followChanges()
 	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
@@ -259,7 +263,7 @@ func (a *App) wire(ctx context.Context) error {
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -276,8 +280,8 @@ func (a *App) wire(ctx context.Context) error {
 		return err
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox},
+		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox}, Audit: a.AuditLog,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -288,6 +292,8 @@ func (a *App) wire(ctx context.Context) error {
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
+		Sessions:      a.Accounts,
+		Audit:         a.AuditLog,
 		Reauth:        a.Accounts,
 		APIKeys:       apiKeys,
 		Roles:         roles,

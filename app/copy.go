@@ -77,7 +77,7 @@ var copyTables = []copyTable{
 	{"role_permissions", cols("role_id permission")},
 	{"user_roles", cols("user_id role_id")},
 	{"otps", cols("email code_hash expires_at:t0 attempts sends:sends")},
-	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t")},
+	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t ip user_agent")},
 	{"refresh_tokens", cols("hash session_id created_at:t used_at:t")},
 	{"offering_reviewers", cols("offering_id user_id")},
 	{"remunerations", cols(`id staff_id fte_load remuneration_inc_super billing_rate billable_percentage remuneration_date:t
@@ -104,6 +104,7 @@ var copyTables = []copyTable{
 	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t
 		claimed_until:t sent_at:t error`)},
 	{"mail_attachments", cols("mail_id position name content_type data")},
+	{"audit_events", cols("id at:t action actor_kind actor_user_id actor_name target_type target_id ip user_agent request_id details")},
 }
 
 var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")

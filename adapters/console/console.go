@@ -35,7 +35,10 @@ type Services struct {
 	Accounts ports.ConsoleAccounts
 	TOTP     ports.TOTPService
 	// Reauth renews the session on the "Confirm it's you" page.
-	Reauth        ports.Reauthenticator
+	Reauth ports.Reauthenticator
+	// Sessions lists and signs out the caller's sessions on My account;
+	// nil leaves them out.
+	Sessions      ports.SessionService
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
@@ -54,6 +57,9 @@ type Services struct {
 	// Mail shows the mail outbox to system administrators; nil leaves the
 	// page out.
 	Mail ports.MailService
+	// Audit lists the security events to AuditView holders; nil leaves
+	// the page out.
+	Audit ports.AuditService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -185,6 +191,8 @@ func (c *console) routes() []route {
 		{method: "GET", path: "/console/account", h: c.accountShow},
 		{method: "POST", path: "/console/account/password", h: c.accountPassword},
 		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
+		{method: "POST", path: "/console/account/sessions/{sid:[0-9A-Za-z_-]+}/revoke", h: c.sessionRevoke},
+		{method: "POST", path: "/console/account/sessions/revoke-others", h: c.sessionsRevokeOthers},
 		{method: "POST", path: "/console/account/totp/confirm", h: c.totpConfirm},
 		{method: "POST", path: "/console/account/totp/disable", h: c.totpDisable},
 		{method: "POST", path: "/console/account/api-keys", h: c.apiKeyCreate},
@@ -221,6 +229,7 @@ func (c *console) routes() []route {
 		{method: "GET", path: "/console/backups", h: c.backupsList},
 		{method: "GET", path: "/console/mail", h: c.mailList},
 		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
+		{method: "GET", path: "/console/audit", perms: P(account.AuditView), h: c.auditList},
 	}
 }
 

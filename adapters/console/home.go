@@ -71,6 +71,8 @@ type accountData struct {
 	KeysOn   bool
 	NewKey   string
 	KeyPerms []string
+	Sessions []account.Session // the caller's live sessions, newest first
+	Current  string            // the id of the session of this page
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -88,6 +90,12 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 		d.KeysOn = true
 		d.KeyPerms = p.Principal.Permissions.Names()
 	}
+	if c.svc.Sessions != nil {
+		if d.Sessions, err = c.svc.Sessions.MySessions(ctx); err != nil {
+			return err
+		}
+		d.Current = p.Principal.SessionID
+	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a
 		// data: URL, which the CSP's img-src allows.
@@ -98,7 +106,8 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 	return nil
 }
 
-// accountShow is "My account": the password and the authenticator app.
+// accountShow is "My account": the password, the authenticator app and
+// the sessions.
 func (c *console) accountShow(w http.ResponseWriter, r *http.Request, p *page) {
 	if err := c.accountPage(r.Context(), p, accountData{}); err != nil {
 		c.fail(w, r, p, err)

@@ -275,6 +275,9 @@ func responses(rt route) js {
 		}
 	case kindPage:
 		okEntry["content"] = js{"text/html": js{"schema": str()}}
+	case kindExport:
+		okEntry["content"] = js{"application/x-ndjson": js{"schema": str()}, "text/csv": js{"schema": str()}}
+		withHeaders(okEntry, true, "Content-Disposition")
 	default:
 		if o.resp != nil {
 			ct := o.respType

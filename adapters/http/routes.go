@@ -23,6 +23,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.totpRoutes()...)
 	rs = append(rs, s.apiKeyRoutes()...)
+	rs = append(rs, s.sessionRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
@@ -34,6 +35,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.backupRoutes()...)
 	rs = append(rs, s.calendarRoutes()...)
 	rs = append(rs, s.mailRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
 	return rs
 }
 

@@ -46,6 +46,10 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Audit reads the security events (audit.go); nil answers 501.
+	Audit ports.AuditService
+	// Sessions is the caller's own sessions (sessions.go).
+	Sessions ports.SessionService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
 	// APIKeys are machine clients' keys (apikeys.go).

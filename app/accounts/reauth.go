@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -129,6 +131,7 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 	now := s.d.Clock.Now()
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(creds.Email, code)}
 	success := false
+	ctx, fx := ports.WithEffects(ctx)
 	err = s.d.Store.Login(ctx, p.UserID, creds.Email, func(st *account.LoginState) error {
 		if st.TOTP.Enabled() {
 			a, err := s.totpAttempt(p.UserID, st.TOTP, code)
@@ -139,8 +142,14 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 		}
 		// The same decision as a sign-in: the emailed code, or the app's
 		// code or a recovery code; failures count toward the lockout.
+		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
 			st.Reauthenticated, st.ReauthenticatedAt = p.SessionID, now
+		} else {
+			fx.Add(signInEvent(ctx, audit.SignInFailed, p.UserID, map[string]any{"reauthentication": true, "reason": failReason(st, wasLocked)}))
+		}
+		if !wasLocked && now.Before(st.Credentials.LockedUntil) {
+			fx.Add(ports.Audit(ctx, audit.AccountLocked, audit.TargetUser, userTarget(p.UserID), map[string]any{"until": st.Credentials.LockedUntil.UTC().Format(time.RFC3339)}))
 		}
 		return nil
 	})

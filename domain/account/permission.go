@@ -31,6 +31,9 @@ const (
 	ContractCreate
 	ContractEdit
 	ContractDelete
+	// AuditView reads the security and administration events
+	// (docs/decisions.md §18).
+	AuditView
 	numPermissions
 )
 
@@ -40,6 +43,7 @@ var permissionNames = [numPermissions]string{
 	"RolesView", "RolesCreate", "RolesEdit", "RolesDelete",
 	"PermissionsView", "OfficesEdit", "OfferingsEdit",
 	"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
+	"AuditView",
 }
 
 // Area is the permissions of one area of the firm's work, as role forms
@@ -57,6 +61,7 @@ var areas = []Area{
 	{"Roles and permissions", []Permission{RolesView, RolesCreate, RolesEdit, RolesDelete, PermissionsView}},
 	{"Offices and offerings", []Permission{OfficesEdit, OfferingsEdit}},
 	{"Contracts", []Permission{ContractView, ContractCreate, ContractEdit, ContractDelete}},
+	{"Security", []Permission{AuditView}},
 }
 
 // Areas returns the permissions grouped by area.
