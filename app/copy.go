@@ -85,6 +85,7 @@ var copyTables = []copyTable{
 	{"pqe_adjustments", cols("id staff_id name details start_date:t end_date:t created_at:t")},
 	{"user_identities", cols("issuer subject user_id email created_at:t")},
 	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
+	{"passkeys", cols("id user_id credential_id name credential sign_count created_at:t last_used_at:t")},
 	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
 		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t`)},
 	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},
