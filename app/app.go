@@ -33,6 +33,7 @@ import (
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
+	"counsel/adapters/webauthn"
 	"counsel/app/accounts"
 	"counsel/app/backups"
 	"counsel/app/contracts"
@@ -216,6 +217,12 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var ceremony ports.PasskeyCeremony
+	if c, err := webauthn.New(a.issuer()); err != nil {
+		a.log.Warn("passkeys are off: the relying party comes from COUNSEL_PUBLIC_URL", "err", err)
+	} else {
+		ceremony = c
+	}
 	a.Accounts = accounts.New(accounts.Config{
 		AccessTTL:  cfg.AccessTTL,
 		RefreshTTL: cfg.RefreshTTL,
@@ -228,7 +235,7 @@ func (a *App) wire(ctx context.Context) error {
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
-		IdP: idp, Users: linker,
+		IdP: idp, Users: linker, Ceremony: ceremony, Passkeys: a.db.Passkeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 		Observer: a.accountObserver(),
 	})
@@ -237,7 +244,7 @@ func (a *App) wire(ctx context.Context) error {
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -266,6 +273,7 @@ func (a *App) wire(ctx context.Context) error {
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
+		Passkeys:      a.Accounts,
 		Reauth:        a.Accounts,
 		Roles:         roles,
 		Users:         userSvc,

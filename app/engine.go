@@ -65,6 +65,7 @@ type Stores struct {
 	Contracts     ContractStore
 	Signing       ports.SigningStore
 	TOTP          ports.TOTPStore
+	Passkeys      ports.PasskeyStore
 	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
 	// BackupLog records the scheduled backups.
@@ -120,7 +121,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db),
 			QueryRow:  func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:      db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
@@ -135,7 +136,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Engine: "sqlite", sqlite: db,
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), Passkeys: sqlite.NewPasskeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db),
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)

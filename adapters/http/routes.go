@@ -22,6 +22,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.totpRoutes()...)
+	rs = append(rs, s.passkeyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)

@@ -46,6 +46,8 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Passkeys is passkeys (passkeys.go); nil answers 501.
+	Passkeys ports.PasskeyService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
 	// Backups lists the scheduled backups to system administrators

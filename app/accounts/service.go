@@ -93,6 +93,10 @@ type Deps struct {
 	TOTPStore TOTPState
 	Vault     ports.TOTPVault
 
+	// Ceremony and Passkeys are passkeys (passkeys.go); nil: not offered.
+	Ceremony ports.PasskeyCeremony
+	Passkeys ports.PasskeyStore
+
 	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
 	// nothing is heard.
 	Observer ports.AccountObserver
