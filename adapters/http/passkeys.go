@@ -54,7 +54,7 @@ type webauthnJSON = json.RawMessage
 
 type passkeyBeginDTO struct {
 	ChallengeID string       `json:"challengeId" doc:"names the ceremony in the finish call; single use, valid 5 minutes"`
-	Options     webauthnJSON `json:"options" doc:"PublicKeyCredentialCreationOptions or PublicKeyCredentialRequestOptions as JSON ({publicKey: ...}; binary fields base64url)"`
+	Options     webauthnJSON `json:"options" doc:"PublicKeyCredentialCreationOptions or PublicKeyCredentialRequestOptions as JSON (binary fields base64url)"`
 }
 
 type passkeyDTO struct {
