@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"counsel/domain"
@@ -111,6 +112,9 @@ func (s *server) handleFinishPasskeyRegistration() http.HandlerFunc {
 			return
 		}
 		p, err := s.svc.Passkeys.FinishPasskeyRegistration(r.Context(), in.ChallengeID, in.Name, in.Credential)
+		if err == nil {
+			w.Header().Set("Location", fmt.Sprintf("/api/account/passkeys/%d", p.ID))
+		}
 		s.reply(w, r, http.StatusCreated, toPasskeyDTO(p), err)
 	}
 }
