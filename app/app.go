@@ -261,7 +261,7 @@ func (a *App) wire(ctx context.Context) error {
 		return err
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Accounts: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",

@@ -57,6 +57,10 @@ type accountData struct {
 	QR       template.URL           // the QR code as a data: URL
 	QRBase64 string                 // the same PNG, carried by the confirm form
 	Recovery []string               // the recovery codes, shown once
+	// PasskeysOn tells whether passkeys are offered; Passkeys are the
+	// caller's.
+	PasskeysOn bool
+	Passkeys   []account.Passkey
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -67,6 +71,12 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 		return err
 	}
 	d.TOTP = st
+	if c.svc.Passkeys != nil {
+		if d.Passkeys, err = c.svc.Passkeys.Passkeys(ctx); err != nil {
+			return err
+		}
+		d.PasskeysOn = true
+	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a
 		// data: URL, which the CSP's img-src allows.

@@ -188,7 +188,8 @@ func (s *server) mountConsole(console http.Handler) {
 	s.router.PathPrefix("/console").Handler(named("/console", capBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)
-			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {
+			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify" ||
+				r.URL.Path == "/console/login/passkey" || r.URL.Path == "/console/login/passkey/begin") {
 				if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
 					r.Header.Set(RateLimitedHeader, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 				}
