@@ -41,13 +41,16 @@ func (c *console) beginJSON(w http.ResponseWriter, r *http.Request, b account.Pa
 	if err != nil {
 		code := domain.ErrorCode(err)
 		out := map[string]string{"error": domain.ErrorMessage(err)}
-		if code == domain.EREAUTH {
+		status := statusOf(code)
+		switch code {
+		case domain.EREAUTH:
 			out["confirm"] = "/console/confirm?next=" + url.QueryEscape("/console/account")
-		}
-		if code == domain.EINTERNAL {
+			status = http.StatusForbidden
+		case domain.EINTERNAL:
 			c.log.Error("passkey ceremony", "err", err)
+			out["error"] = "an internal error occurred"
 		}
-		w.WriteHeader(statusOf(code))
+		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(out)
 		return
 	}
