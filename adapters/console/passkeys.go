@@ -90,8 +90,9 @@ func (c *console) passkeyLogin(w http.ResponseWriter, r *http.Request, p *page) 
 		p.Form = url.Values{}
 		c.loginPage(p, 1)
 		if domain.ErrorCode(err) == domain.EUNAUTHORIZED || domain.ErrorCode(err) == domain.EINVALID {
-			// The use case's one answer to every failure, shown above the form.
-			p.Error = "The passkey did not sign you in. " + domain.ErrorMessage(err)
+			// One answer to every failure, as the use case gives (which
+			// passkey, which account and why stay unsaid).
+			p.Error = "The passkey did not sign you in. Try again, or sign in with your email."
 			if domain.ErrorCode(err) == domain.EINVALID {
 				p.Error = "Your browser did not send a passkey. Try again, or sign in with your email."
 			}
