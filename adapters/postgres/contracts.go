@@ -22,6 +22,9 @@ import (
 type ContractStore struct {
 	db *DB
 	sqlrow.SigningRecords
+	// postedIDs bounds the contracts a search's page query takes as an id
+	// list (postedContracts); tests lower it.
+	postedIDs int
 }
 
 var (
@@ -120,7 +123,9 @@ func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) 
 }
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}} }
+func NewContractStore(db *DB) *ContractStore {
+	return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}, postedIDs: maxPostedIDs}
+}
 
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
@@ -437,8 +442,19 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 			// thousands of rows).
 			matchWhere, matchArgs := where, args
 			if indexed {
-				matchWhere, matchArgs = sqlrow.ContractWhere(dialect{}, f,
-					`c.id IN (SELECT p.contract_id FROM contract_postings p WHERE p.word_id = ANY (?))`, []any{words})
+				// The postings of a few contracts are handed to the page
+				// query as their ids: the planner then knows how few they
+				// are, where from a word id it guesses the average word's
+				// thousands and scans the whole order's index to join them.
+				ids, err := postedContracts(ctx, x, words, smallints(f.Statuses), s.postedIDs)
+				if err != nil {
+					return err
+				}
+				cond, arg := `c.id IN (SELECT p.contract_id FROM contract_postings p WHERE p.word_id = ANY (?))`, any(words)
+				if ids != nil {
+					cond, arg = `c.id = ANY (?)`, ids
+				}
+				matchWhere, matchArgs = sqlrow.ContractWhere(dialect{}, f, cond, []any{arg})
 			}
 			args = matchArgs
 			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (
@@ -488,6 +504,31 @@ func termWords(ctx context.Context, x q, term string) ([]int32, bool, error) {
 		return nil, false, err
 	}
 	return words, true, nil
+}
+
+// maxPostedIDs bounds the contracts postedContracts lists.
+const maxPostedIDs = 2000
+
+// postedContracts returns the ids of the contracts holding one of words
+// (and one of statuses, if any) when there are at most max of them, read
+// from the postings' primary key alone; nil when there are more. A
+// contract has one posting per word, so max·len(words)+1 postings read
+// tell more than max contracts from max or fewer.
+func postedContracts(ctx context.Context, x q, words []int32, statuses []int16, max int) ([]int64, error) {
+	query, args := `SELECT DISTINCT contract_id FROM (SELECT contract_id FROM contract_postings WHERE word_id = ANY (?)`, []any{any(words)}
+	if len(statuses) > 0 {
+		cond, arg := anyOf("status", statuses)
+		query, args = query+" AND "+cond, append(args, arg)
+	}
+	rows, err := x.query(ctx, query+` LIMIT ?) p`, append(args, max*len(words)+1)...)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(ids) > max {
+		return nil, err
+	}
+	return ids, nil
 }
 
 // fewMatches is the number of matches up to which a page is always

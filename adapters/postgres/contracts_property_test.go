@@ -25,6 +25,10 @@ func TestContractListProperty(t *testing.T) {
 			s := NewContractStore(db)
 			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
 			porttest.ContractListProperty(t, s, all, 150)
+			// And with few contracts taken as an id list, so that searches
+			// past the bound take the postings' subquery.
+			s.postedIDs = 20
+			porttest.ContractListProperty(t, s, all, 100)
 		})
 	}
 }

@@ -28,7 +28,9 @@ type ContractStore struct {
 var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore { return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}, knobs: defaultKnobs} }
+func NewContractStore(db *DB) *ContractStore {
+	return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}, knobs: defaultKnobs}
+}
 
 // contractColumns are the columns scanContract reads, in order.
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
