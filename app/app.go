@@ -33,6 +33,7 @@ import (
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
+	"counsel/adapters/webauthn"
 	"counsel/app/accounts"
 	"counsel/app/auditlog"
 	"counsel/app/backups"
@@ -239,6 +240,12 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var ceremony ports.PasskeyCeremony
+	if c, err := webauthn.New(a.issuer()); err != nil {
+		a.log.Warn("passkeys are off: the relying party comes from COUNSEL_PUBLIC_URL", "err", err)
+	} else {
+		ceremony = c
+	}
 	a.Accounts = accounts.New(accounts.Config{
 		AccessTTL:  cfg.AccessTTL,
 		RefreshTTL: cfg.RefreshTTL,
@@ -251,7 +258,7 @@ func (a *App) wire(ctx context.Context) error {
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
-		IdP: idp, Users: linker, APIKeys: a.db.APIKeys,
+		IdP: idp, Users: linker, APIKeys: a.db.APIKeys, Ceremony: ceremony, Passkeys: a.db.Passkeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
 		Observer: a.accountObserver(), Events: a.db.Audit,
 	})
@@ -263,7 +270,7 @@ func (a *App) wire(ctx context.Context) error {
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -280,7 +287,7 @@ func (a *App) wire(ctx context.Context) error {
 		return err
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Accounts: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox}, Audit: a.AuditLog,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
@@ -294,6 +301,7 @@ func (a *App) wire(ctx context.Context) error {
 		TOTP:          a.Accounts,
 		Sessions:      a.Accounts,
 		Audit:         a.AuditLog,
+		Passkeys:      a.Accounts,
 		Reauth:        a.Accounts,
 		APIKeys:       apiKeys,
 		Roles:         roles,

@@ -186,7 +186,7 @@ func settings() []setting {
 		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Options) *string { return &c.Addr })},
 		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Options) *string { return &c.DB })},
 		{"COUNSEL_DATA_DIR", "./data", "SQLite: folder of uploads on their way into the database (documents are in the database)", str(func(c *Options) *string { return &c.DataDir })},
-		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
+		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer, the passkeys' relying party); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
 		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Options) *string { return &c.LogLevel })},
 		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Options) *string { return &c.LogFormat })},
 		{"COUNSEL_ACCESS_TTL", "15m", "access token lifetime", dur(func(c *Options) *time.Duration { return &c.AccessTTL })},

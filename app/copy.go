@@ -87,6 +87,7 @@ var copyTables = []copyTable{
 	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
 	{"calendar_feeds", cols("user_id token_hash created_at:t")},
 	{"api_keys", cols("id user_id name permissions prefix hash created_at:t expires_at:t last_used_at:t revoked_at:t")},
+	{"passkeys", cols("id user_id credential_id name credential sign_count created_at:t last_used_at:t")},
 	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
 		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t
 		owner_id notice_days auto_renew:b notice_date:t`)},

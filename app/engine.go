@@ -66,6 +66,7 @@ type Stores struct {
 	Signing       ports.SigningStore
 	TOTP          ports.TOTPStore
 	APIKeys       ports.APIKeyStore
+	Passkeys      ports.PasskeyStore
 	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
 	// BackupLog records the scheduled backups.
@@ -129,7 +130,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
 			Outbox: postgres.NewOutboxStore(db), OnEffects: db.OnEffects,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
@@ -145,7 +146,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Engine: "sqlite", sqlite: db,
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
 		Outbox: sqlite.NewOutboxStore(db), OnEffects: db.OnEffects,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {

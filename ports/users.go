@@ -145,6 +145,10 @@ type UserService interface {
 	// RevokeUserSessions revokes every session of a user (the rules of
 	// UserSessions).
 	RevokeUserSessions(ctx context.Context, id int64) error
+	// RemovePasskeys removes every passkey of another user (UsersEdit;
+	// a system administrator's only by a system administrator). EFORBIDDEN
+	// for oneself; ENOTFOUND for an unknown or deleted user.
+	RemovePasskeys(ctx context.Context, id int64) error
 
 	// Offices lists every office (any caller).
 	Offices(ctx context.Context) ([]user.Office, error)

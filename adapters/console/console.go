@@ -2,7 +2,7 @@
 // the JSON API that calls the same use cases (ports) and holds no rule of
 // its own. Pages are server-rendered html/template whose forms work
 // without JavaScript; htmx (a pinned copy, embedded) only spares reloads
-// where a page gains from it, and static/console-1.js adds upload
+// where a page gains from it, and static/console-2.js adds upload
 // progress and copy buttons. One file per page group (login.go, users.go,
 // roles.go, offices.go, pay.go, account.go, contracts.go, documents.go,
 // signing.go), form parsing in form.go and contract_form.go, sessions and
@@ -34,6 +34,8 @@ import (
 type Services struct {
 	Accounts ports.ConsoleAccounts
 	TOTP     ports.TOTPService
+	// Passkeys runs passkeys (passkeys.go); nil leaves them out.
+	Passkeys ports.PasskeyService
 	// Reauth renews the session on the "Confirm it's you" page.
 	Reauth ports.Reauthenticator
 	// Sessions lists and signs out the caller's sessions on My account;
@@ -148,6 +150,9 @@ func NewHandler(svc Services, opts Options) http.Handler {
 	})
 	r.PathPrefix("/console/static/").Handler(staticHandler())
 	rts := c.routes()
+	if svc.Passkeys != nil {
+		rts = append(rts, c.passkeyRoutes()...)
+	}
 	if svc.Contracts != nil && svc.Signing != nil {
 		rts = append(rts, c.contractRoutes()...)
 	}

@@ -73,6 +73,10 @@ type accountData struct {
 	KeyPerms []string
 	Sessions []account.Session // the caller's live sessions, newest first
 	Current  string            // the id of the session of this page
+	// PasskeysOn tells whether passkeys are offered; Passkeys are the
+	// caller's.
+	PasskeysOn bool
+	Passkeys   []account.Passkey
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -95,6 +99,12 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 			return err
 		}
 		d.Current = p.Principal.SessionID
+	}
+	if c.svc.Passkeys != nil {
+		if d.Passkeys, err = c.svc.Passkeys.Passkeys(ctx); err != nil {
+			return err
+		}
+		d.PasskeysOn = true
 	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a

@@ -24,6 +24,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.totpRoutes()...)
 	rs = append(rs, s.apiKeyRoutes()...)
 	rs = append(rs, s.sessionRoutes()...)
+	rs = append(rs, s.passkeyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)

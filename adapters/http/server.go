@@ -50,6 +50,8 @@ type Services struct {
 	Audit ports.AuditService
 	// Sessions is the caller's own sessions (sessions.go).
 	Sessions ports.SessionService
+	// Passkeys is passkeys (passkeys.go); nil answers 501.
+	Passkeys ports.PasskeyService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
 	// APIKeys are machine clients' keys (apikeys.go).
@@ -196,7 +198,8 @@ func (s *server) mountConsole(console http.Handler) {
 	s.router.PathPrefix("/console").Handler(named("/console", capBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)
-			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {
+			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify" ||
+				r.URL.Path == "/console/login/passkey" || r.URL.Path == "/console/login/passkey/begin") {
 				if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
 					r.Header.Set(RateLimitedHeader, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 				}

@@ -71,6 +71,19 @@ func TestAPIKeyStorePort(t *testing.T) {
 	})
 }
 
+// TestPasskeyStorePort runs the passkey store suite on PostgreSQL.
+func TestPasskeyStorePort(t *testing.T) {
+	pgtest.Skip(t)
+	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
+		db := openDB(t)
+		accounts := NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts}
+	})
+}
+
 // TestTOTPStorePort runs the authenticator-app store suite on PostgreSQL.
 func TestTOTPStorePort(t *testing.T) {
 	pgtest.Skip(t)

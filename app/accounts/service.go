@@ -101,6 +101,9 @@ type Deps struct {
 
 	// APIKeys finds the API keys Authenticate accepts; nil: none is.
 	APIKeys ports.APIKeyStore
+	// Ceremony and Passkeys are passkeys (passkeys.go); nil: not offered.
+	Ceremony ports.PasskeyCeremony
+	Passkeys ports.PasskeyStore
 
 	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
 	// nothing is heard.

@@ -41,6 +41,8 @@ type Deps struct {
 	Access interface{ Invalidate() }
 	// TOTP resets authenticator-app enrolments (the accounts service).
 	TOTP ports.TOTPResetter
+	// Passkeys removes a user's passkeys (the accounts service).
+	Passkeys ports.PasskeyRemover
 	// Recent is the rule of recent authentication before changing one's
 	// own password (the accounts service).
 	Recent RecentAuth
@@ -400,6 +402,25 @@ func (s *Service) RevokeUserSessions(ctx context.Context, id int64) error {
 		return err
 	}
 	return s.d.Sessions.EndSessionsOf(ctx, id)
+}
+
+// RemovePasskeys implements ports.UserService: every passkey of another
+// user goes (docs/decisions.md §20), with the protection of ResetTOTP.
+func (s *Service) RemovePasskeys(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if err := account.CheckNotSelf(p, id, "remove the passkeys"); err != nil {
+		return err
+	}
+	if s.d.Passkeys == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "passkeys are not available in this configuration")
+	}
+	if err := s.guardTakeover(ctx, p, id); err != nil {
+		return err
+	}
+	return s.d.Passkeys.RemoveUserPasskeys(ctx, id, roleCheck(p, id, nil))
 }
 
 // Offices implements ports.UserService.
