@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"counsel/domain/mail"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	}
 	deps := signingapp.Deps{
 		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
-		Clock: cfg.Clock, Logger: a.log,
+		Clock: cfg.Clock, Logger: a.log, MailLinks: mail.Links{PublicURL: a.issuer()},
 		Evidence: signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
 	}
 	switch cfg.SigningProvider {
