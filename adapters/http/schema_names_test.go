@@ -17,6 +17,8 @@ import (
 var schemaNames = []string{
 	"AddressDto",
 	"AddressInput",
+	"AuditEventDto",
+	"AuditEventPageDto",
 	"ChangePasswordInput",
 	"ContractAction",
 	"ContractDocumentDto",
@@ -59,8 +61,6 @@ var schemaNames = []string{
 	"ReviewersInput",
 	"RoleDto",
 	"RoleInput",
-	"AuditEventDto",
-	"AuditEventPageDto",
 	"SessionDto",
 	"SessionListDto",
 	"SigningBuilderTokenDto",

@@ -493,7 +493,11 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 // the session's access tokens stop working at once.
 func (s *Service) revoke(ctx context.Context, ss account.Session) error {
 	ctx, fx := ports.WithEffects(ctx)
-	fx.Add(ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID}))
+	e := ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID})
+	if _, signedIn := account.FromContext(ctx); !signedIn { // a console cookie: its own user signs out
+		e.Actor = audit.Actor{Kind: audit.ActorUser, UserID: ss.UserID}
+	}
+	fx.Add(e)
 	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
 		return err
 	}
