@@ -255,6 +255,7 @@ func (a *App) wire(ctx context.Context) error {
 		Delivery:     cfg.OTPDelivery,
 		ConsoleIdle:  cfg.ConsoleIdle,
 		ReauthWindow: cfg.ReauthWindow,
+		PublicURL:    cfg.PublicURL,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,

@@ -105,6 +105,7 @@ var copyTables = []copyTable{
 	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t
 		claimed_until:t sent_at:t error`)},
 	{"mail_attachments", cols("mail_id position name content_type data")},
+	{"sign_in_devices", cols("user_id kind value last_seen:t")},
 	{"audit_events", cols("id at:t action actor_kind actor_user_id actor_name target_type target_id ip user_agent request_id details")},
 }
 

@@ -102,6 +102,10 @@ type AccountStore interface {
 	// RevokeOtherSessions revokes every session of userID but keep and
 	// returns how many it revoked.
 	RevokeOtherSessions(ctx context.Context, userID int64, keep string, at time.Time) (int64, error)
+	// KnownDevice reports whether the user signed in from d's agent family
+	// and from d's network at or after since, and whether any device is
+	// recorded for the user at all (DeviceSeen effects write them).
+	KnownDevice(ctx context.Context, userID int64, d account.Device, since time.Time) (agent, network, any bool, err error)
 	// SeeSessions records when sessions were used, in one transaction: a
 	// session's last-seen time moves only when the stored one is older
 	// than every before the new one (so several instances write a session

@@ -32,6 +32,16 @@ func Audit(ctx context.Context, action, targetType, targetID string, details map
 	return AuditEvent{e}
 }
 
+// DeviceSeen records that a user signed in from a device at At (its
+// user-agent family and address network), in the sign-in's transaction.
+type DeviceSeen struct {
+	UserID int64
+	Device account.Device
+	At     time.Time
+}
+
+func (DeviceSeen) effect() {}
+
 // AuditStore keeps the events (every engine; SQL written once in
 // adapters/sqlrow).
 type AuditStore interface {

@@ -43,6 +43,7 @@ func TestBrowserAudit(t *testing.T) {
 	run(t, ctx,
 		chromedp.SetValue(`#f-Action`, "role.created", chromedp.ByID),
 		chromedp.Click(`//button[.="Show"]`),
+		chromedp.WaitReady(`//select[@id="f-Action"]/option[@value="role.created" and @selected]`), // the filtered page
 		chromedp.WaitVisible(`//h1[.="Audit"]`),
 		chromedp.Evaluate(`document.querySelectorAll('table.list tbody tr').length`, &rows),
 		chromedp.Text(`table.list`, &table, chromedp.ByQuery),

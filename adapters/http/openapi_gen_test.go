@@ -39,7 +39,7 @@ func TestOpenAPIDocumentCurrent(t *testing.T) {
 // tags describes every tag an operation may name.
 var tags = []struct{ name, desc string }{
 	{"system", "Health, readiness, keys and this reference."},
-	{"account", "Sign-in with email, password and one-time password or an identity provider, token refresh and sign-out."},
+	{"account", "Sign-in with email, password and one-time password or an identity provider, token refresh, sessions and sign-out."},
 	{"roles", "Permissions, roles and the roles of users."},
 	{"users", "User administration, the current user and offering reviewers."},
 	{"offices", "The firm's offices."},
@@ -47,6 +47,7 @@ var tags = []struct{ name, desc string }{
 	{"contracts", "Contracts: listing, editing, the status machine, history and documents."},
 	{"signing", "Digital signing of contracts through DocuSeal or the embedded signer, and the provider's webhook."},
 	{"signing pages", "The embedded signer's HTML pages for signers, who have no account."},
+	{"audit", "Security and administration events: who did what, when, from where."},
 }
 
 // headerDocs describes the response headers operations declare.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"counsel/domain/account"
+	"counsel/ports"
 )
 
 // SessionStore is what both engines' account stores do with a user's
@@ -82,4 +83,34 @@ func (s SessionStore) SeeSessions(ctx context.Context, seen []account.SessionSee
 		return fmt.Errorf("record when %d sessions were seen: %w", len(seen), err)
 	}
 	return nil
+}
+
+// upsertDevice records a sign-in's device (ports.DeviceSeen).
+func upsertDevice(ctx context.Context, x Querier, tc Times, d ports.DeviceSeen) error {
+	for _, kv := range [][2]string{{"agent", d.Device.Agent}, {"network", d.Device.Network}} {
+		if kv[1] == "" {
+			continue
+		}
+		if _, err := x.Exec(ctx, `INSERT INTO sign_in_devices (user_id, kind, value, last_seen) VALUES (?, ?, ?, ?)
+			ON CONFLICT (user_id, kind, value) DO UPDATE SET last_seen = excluded.last_seen`,
+			d.UserID, kv[0], kv[1], tc.Arg(d.At)); err != nil {
+			return fmt.Errorf("record a sign-in device of user %d: %w", d.UserID, err)
+		}
+	}
+	return nil
+}
+
+// KnownDevice implements ports.AccountStore (one read of the user's rows,
+// by the primary key's prefix).
+func (s SessionStore) KnownDevice(ctx context.Context, userID int64, d account.Device, since time.Time) (agent, network, any bool, err error) {
+	var a, n, total int64
+	err = s.E.Read().Row(ctx, `SELECT
+		COALESCE(SUM(CASE WHEN kind = 'agent' AND value = ? AND last_seen >= ? THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN kind = 'network' AND value = ? AND last_seen >= ? THEN 1 ELSE 0 END), 0),
+		count(*)
+		FROM sign_in_devices WHERE user_id = ?`, d.Agent, s.E.Arg(since), d.Network, s.E.Arg(since), userID).Scan(&a, &n, &total)
+	if err != nil {
+		return false, false, false, fmt.Errorf("read the sign-in devices of user %d: %w", userID, err)
+	}
+	return a > 0, n > 0, total > 0, nil
 }

@@ -2,7 +2,10 @@ package accounts
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"counsel/domain/account"
 	"counsel/domain/audit"
@@ -56,4 +59,69 @@ func (s *Service) record(ctx context.Context, events ...ports.Effect) {
 	if err := s.d.Events.RecordEffects(ctx); err != nil {
 		s.d.Logger.Error("security event not recorded", "err", err)
 	}
+}
+
+// deviceEffects are what a successful sign-in of user userID (email) by
+// method causes about its device: the device is recorded, and when the
+// user has signed in before but not from this user-agent family or this
+// network within account.NewDeviceWindow, the user is emailed "New
+// sign-in to Counsel" (in the sign-in's transaction, through the outbox).
+// The devices are read before the sign-in's transaction; the returned
+// function gives the effects once the method is known.
+func (s *Service) deviceEffects(ctx context.Context, userID int64, email string, now time.Time) (func(method string) []ports.Effect, error) {
+	req := ports.RequestOf(ctx)
+	d := account.DeviceOf(req.UserAgent, req.IP)
+	agent, network, known, err := s.d.Store.KnownDevice(ctx, userID, d, now.Add(-account.NewDeviceWindow))
+	if err != nil {
+		return nil, err
+	}
+	return func(method string) []ports.Effect {
+		out := []ports.Effect{ports.DeviceSeen{UserID: userID, Device: d, At: now}}
+		if !known || (agent && network) {
+			return out
+		}
+		return append(out, s.newSignInMail(email, method, req.IP, d, now))
+	}, nil
+}
+
+// newSignInMail is the "New sign-in to Counsel" email.
+func (s *Service) newSignInMail(email, method, ip string, d account.Device, now time.Time) ports.Mail {
+	browser := d.Agent
+	if browser == "" {
+		browser = "an unknown browser"
+	}
+	if ip == "" {
+		ip = "an unknown address"
+	}
+	text := fmt.Sprintf(`Someone signed in to your Counsel account from a device or network not used in the last 90 days.
+
+Time:    %s
+Method:  %s
+Address: %s
+Browser: %s
+
+If this was you, there is nothing to do. If it was not, change your password now and sign out the sessions you do not recognise on My account`,
+		now.UTC().Format("2006-01-02 15:04 UTC"), methodText(method), ip, account.CutUserAgent(browser))
+	if s.cfg.PublicURL != "" {
+		text += ": " + strings.TrimRight(s.cfg.PublicURL, "/") + "/console/account"
+	}
+	text += ".\n"
+	return ports.Mail{To: email, Subject: "New sign-in to Counsel", Kind: "newSignIn", Text: text}
+}
+
+// methodText is a sign-in method in words.
+func methodText(m string) string {
+	switch m {
+	case account.MethodPassword:
+		return "password and emailed code"
+	case account.MethodAuthenticator:
+		return "password and authenticator app"
+	case account.MethodRecoveryCode:
+		return "password and recovery code"
+	case account.MethodIdP:
+		return "identity provider"
+	case account.MethodPasskey:
+		return "passkey"
+	}
+	return m
 }

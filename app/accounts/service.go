@@ -50,6 +50,8 @@ type Config struct {
 	// session change the account's factors (RequireRecentAuth); 0 means
 	// account.DefaultReauthWindow.
 	ReauthWindow time.Duration
+	// PublicURL is the console's base URL for links in emails.
+	PublicURL string
 }
 
 // Store is the part of ports.AccountStore sign-in uses (the contracts
@@ -70,6 +72,7 @@ type Store interface {
 	RevokeUserSession(ctx context.Context, userID int64, id string, at time.Time) error
 	RevokeOtherSessions(ctx context.Context, userID int64, keep string, at time.Time) (int64, error)
 	SeeSessions(ctx context.Context, seen []account.SessionSeen, every time.Duration) error
+	KnownDevice(ctx context.Context, userID int64, d account.Device, since time.Time) (agent, network, any bool, err error)
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
 	SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error
 }
@@ -304,6 +307,10 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 		return account.Session{}, "", time.Time{}, err
 	}
 	session := s.newSession(ctx, creds.UserID, account.MethodPassword, kind, refresh, now)
+	devices, err := s.deviceEffects(ctx, creds.UserID, creds.Email, now)
+	if err != nil {
+		return account.Session{}, "", time.Time{}, err
+	}
 	code := strings.TrimSpace(otp)
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
 	success, locked := false, false
@@ -325,6 +332,7 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 			}
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
 			fx.Add(signInEvent(ctx, audit.SignIn, creds.UserID, map[string]any{"method": session.Method, "sessionKind": kind}))
+			fx.Add(devices(session.Method)...)
 		} else {
 			fx.Add(signInEvent(ctx, audit.SignInFailed, creds.UserID, map[string]any{"method": session.Method, "reason": failReason(st, wasLocked)}))
 		}
@@ -495,7 +503,11 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 // the session's access tokens stop working at once.
 func (s *Service) revoke(ctx context.Context, ss account.Session) error {
 	ctx, fx := ports.WithEffects(ctx)
-	fx.Add(ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID}))
+	e := ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID})
+	if _, signedIn := account.FromContext(ctx); !signedIn { // a console cookie: its own user signs out
+		e.Actor = audit.Actor{Kind: audit.ActorUser, UserID: ss.UserID}
+	}
+	fx.Add(e)
 	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/ports"
 )
 
 // SessionsSuite covers the sessions a user sees (docs/decisions.md §18):
@@ -82,4 +83,25 @@ func SessionsSuite(t *testing.T, s Stores) {
 	list, err = s.Accounts.UserSessions(ctx, otherID, now)
 	is.NoErr(err)
 	is.Equal(len(list), 1)
+
+	// Devices: written as the sign-in's effect, read with a window.
+	d := account.Device{Agent: "Firefox on Linux", Network: "203.0.113.0/24"}
+	agent, network, anyDev, err := s.Accounts.KnownDevice(ctx, adminID, d, T0)
+	is.NoErr(err)
+	is.True(!agent && !network && !anyDev) // nothing yet
+	dctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.DeviceSeen{UserID: adminID, Device: d, At: T0})
+	is.NoErr(s.Accounts.TouchSession(dctx, "sc", T0)) // any write transaction carries it
+	fx2ctx, fx2 := ports.WithEffects(ctx)
+	fx2.Add(ports.DeviceSeen{UserID: adminID, Device: account.Device{Agent: "curl", Network: "198.51.100.0/24"}, At: T0.Add(time.Hour)})
+	is.NoErr(s.Accounts.TouchSession(fx2ctx, "sc", T0))
+	agent, network, anyDev, err = s.Accounts.KnownDevice(ctx, adminID, d, T0)
+	is.NoErr(err)
+	is.True(agent && network && anyDev)
+	agent, network, anyDev, err = s.Accounts.KnownDevice(ctx, adminID, d, T0.Add(time.Minute)) // seen before the window
+	is.NoErr(err)
+	is.True(!agent && !network && anyDev)
+	agent, _, _, err = s.Accounts.KnownDevice(ctx, otherID, d, T0)
+	is.NoErr(err)
+	is.True(!agent) // another user's devices are not this one's
 }
