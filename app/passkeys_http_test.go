@@ -343,3 +343,15 @@ func TestAdminRemovesPasskeys(t *testing.T) {
 	is.Equal(len(list.Items), 0) // none left
 	passkeySignIn(t, s, a).Expect(t, 401, "removed")
 }
+
+func TestPasskeyOfDeletedUserRefused(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := apptest.New(t)
+	uid, tok := staff(t, s, "pk@example.com")
+	a, _ := addPasskey(t, s, tok, "Laptop")
+	body := failedLoginBody(t, s)
+	s.Do(t, "DELETE", fmt.Sprintf("/api/users/%d", uid), s.Admin(t), nil).Expect(t, 204, "delete user")
+	r := passkeySignIn(t, s, a).Expect(t, 401, "deleted user")
+	is.Equal(string(r.Body), body) // the body of any failed sign-in
+}

@@ -2,9 +2,11 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"counsel/domain"
 	"counsel/domain/account"
@@ -111,7 +113,7 @@ func (c *console) passkeyRegister(w http.ResponseWriter, r *http.Request, p *pag
 	if err != nil {
 		p.Form.Del("credential")
 		p.Form.Del("challengeId")
-		c.accountFail(w, r, p, err)
+		c.accountFail(w, r, p, hiddenFieldsSaid(err))
 		return
 	}
 	c.redirect(w, r, "/console/account", "Passkey added. You can sign in with it instead of your password and code.")
@@ -163,4 +165,22 @@ func (c *console) userRemovePasskeys(w http.ResponseWriter, r *http.Request, p *
 		return
 	}
 	c.redirect(w, r, "/console/users/"+strconv.FormatInt(uid, 10), "Their passkeys are removed; they sign in with a password and code until they add a new one.")
+}
+
+// hiddenFieldsSaid turns the errors of the form's hidden fields (the
+// challenge and the credential, which no field on the page shows) into
+// the banner's message; the name's error stays beside its field.
+func hiddenFieldsSaid(err error) error {
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Code != domain.EINVALID {
+		return err
+	}
+	var said []string
+	for _, f := range []string{"challengeId", "credential"} {
+		said = append(said, de.Fields[f]...)
+	}
+	if len(said) == 0 {
+		return err
+	}
+	return &domain.Error{Code: domain.EINVALID, Message: "The passkey was not added: " + strings.Join(said, "; ") + ". Try again."}
 }

@@ -114,6 +114,15 @@ func TestBrowserPasskeys(t *testing.T) {
 	is.Equal(rows, 1) // listed
 	axeCheck(t, ctx, axe, "my account, one passkey")
 	shot(t, ctx, "passkeys-2-account-added")
+	// The list fits a 375 px phone.
+	var width int
+	run(t, ctx, chromedp.EmulateViewport(375, 800, chromedp.EmulateMobile), chromedp.Navigate(base+"/console/account"),
+		chromedp.WaitVisible(`form[data-passkey="create"]`, chromedp.ByQuery), chromedp.Evaluate(`document.documentElement.scrollWidth`, &width))
+	if width > 375 {
+		t.Errorf("My account with a passkey is %d px wide at 375 px", width)
+	}
+	shot(t, ctx, "passkeys-2b-account-375")
+	run(t, ctx, chromedp.EmulateViewport(1280, 900))
 
 	// Rename it.
 	run(t, ctx,
