@@ -162,6 +162,12 @@ func TestAPIKeys(t *testing.T) {
 			{"DELETE", "/api/account/totp", map[string]any{"password": "password-123", "otp": "123456"}},
 			{"POST", "/api/account/logout", map[string]any{"refreshToken": tok.RefreshToken}},
 			{"POST", "/api/account/reauthenticate", map[string]any{"password": "password-123", "otp": "123456"}},
+			{"DELETE", "/api/account/sessions/nosuchsession", nil},
+			{"POST", "/api/account/sessions/revoke-others", nil},
+			{"POST", "/api/account/passkeys/register/begin", nil},
+			{"POST", "/api/account/passkeys/register/finish", map[string]any{"challengeId": "x", "name": "n", "credential": map[string]any{}}},
+			{"PUT", "/api/account/passkeys/1", map[string]any{"name": "n"}},
+			{"DELETE", "/api/account/passkeys/1", nil},
 		} {
 			expectProblem(t, s.Do(t, c.method, c.path, key, c.body), 403, "/problems/forbidden", c.method+" "+c.path)
 		}

@@ -17,18 +17,18 @@ import (
 func (s *server) passkeyRoutes() []route {
 	h := s.needPasskeys
 	return optionalModule([]route{
-		{method: "POST", path: "/api/account/passkeys/register/begin", access: authorized, handler: h(s.handleBeginPasskeyRegistration()),
+		{method: "POST", path: "/api/account/passkeys/register/begin", access: ownAccount, handler: h(s.handleBeginPasskeyRegistration()),
 			op: op{summary: "Start adding a passkey: a challenge id and the PublicKeyCredentialCreationOptions for navigator.credentials.create (resident key and user verification required, your passkeys excluded; the challenge is single use and lasts 5 minutes; 403 reauthentication-required without recent authentication)",
 				tag: "account", resp: ref("PasskeyBeginDto"), headers: []string{"Cache-Control"}, errs: []int{403}}},
-		{method: "POST", path: "/api/account/passkeys/register/finish", access: authorized, handler: h(s.handleFinishPasskeyRegistration()),
+		{method: "POST", path: "/api/account/passkeys/register/finish", access: ownAccount, handler: h(s.handleFinishPasskeyRegistration()),
 			op: op{summary: "Add the passkey the browser created for the challenge (400 for an unknown, used or expired challenge or a credential that does not verify; 409 when it is registered already; 403 reauthentication-required without recent authentication)",
 				tag: "account", body: ref("PasskeyRegisterInput"), ok: 201, resp: ref("PasskeyDto"), errs: []int{400, 403, 409}}},
 		{method: "GET", path: "/api/account/passkeys", access: authorized, handler: h(s.handlePasskeys()),
 			op: op{summary: "Your passkeys, oldest first", tag: "account", resp: ref("PasskeyListDto")}},
-		{method: "PUT", path: "/api/account/passkeys/{id:[0-9]+}", access: authorized, handler: h(s.handleRenamePasskey()),
+		{method: "PUT", path: "/api/account/passkeys/{id:[0-9]+}", access: ownAccount, handler: h(s.handleRenamePasskey()),
 			op: op{summary: "Rename one of your passkeys (404 for another's or an unknown id)", tag: "account", body: ref("PasskeyRenameInput"),
 				resp: ref("PasskeyDto"), errs: []int{400, 404}}},
-		{method: "DELETE", path: "/api/account/passkeys/{id:[0-9]+}", access: authorized, handler: h(s.handleRemovePasskey()),
+		{method: "DELETE", path: "/api/account/passkeys/{id:[0-9]+}", access: ownAccount, handler: h(s.handleRemovePasskey()),
 			op: op{summary: "Remove one of your passkeys (404 for another's or an unknown id; 403 reauthentication-required without recent authentication)",
 				tag: "account", ok: 204, errs: []int{403, 404}}},
 		{method: "POST", path: "/api/account/login/passkey/begin", access: public, limited: true, handler: h(s.handleBeginPasskeyLogin()),

@@ -14,10 +14,10 @@ func (s *server) sessionRoutes() []route {
 	return []route{
 		{method: "GET", path: "/api/account/sessions", access: authorized, handler: s.handleMySessions(),
 			op: op{summary: "Your live sessions (API and console), newest first; current marks the one of this request", tag: "account", resp: ref("SessionListDto")}},
-		{method: "DELETE", path: "/api/account/sessions/" + sessionIDPath, access: authorized, handler: s.handleRevokeMySession(),
+		{method: "DELETE", path: "/api/account/sessions/" + sessionIDPath, access: ownAccount, handler: s.handleRevokeMySession(),
 			op: op{summary: "Sign one of your sessions out (this one too); its access tokens are refused at once on every instance (404 when it is not a live session of yours)",
 				tag: "account", ok: 204, errs: []int{404}}},
-		{method: "POST", path: "/api/account/sessions/revoke-others", access: authorized, handler: s.handleRevokeOtherSessions(),
+		{method: "POST", path: "/api/account/sessions/revoke-others", access: ownAccount, handler: s.handleRevokeOtherSessions(),
 			op: op{summary: "Sign every session of yours out but this one", tag: "account", ok: 204}},
 		{method: "GET", path: "/api/users/{id:[0-9]+}/sessions", access: perm(account.UsersEdit), handler: s.handleUserSessions(),
 			op: op{summary: "Another user's live sessions, newest first (only a system administrator may see a system administrator's)",

@@ -144,10 +144,14 @@ func (s *Service) Passkeys(ctx context.Context) ([]account.Passkey, error) {
 }
 
 // RenamePasskey implements ports.PasskeyService. A name changes no
-// factor, so it needs no recent authentication.
+// factor, so it needs no recent authentication; it is still the
+// account's, so an API key may not.
 func (s *Service) RenamePasskey(ctx context.Context, id int64, name string) (account.Passkey, error) {
 	p, err := caller(ctx)
 	if err != nil {
+		return account.Passkey{}, err
+	}
+	if err := account.CheckNotAPIKey(p); err != nil {
 		return account.Passkey{}, err
 	}
 	if err := s.passkeysReady(); err != nil {

@@ -124,6 +124,9 @@ func (s *Service) RevokeMySession(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if err := account.CheckNotAPIKey(p); err != nil {
+		return err
+	}
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(ports.Audit(ctx, audit.SessionRevoked, audit.TargetUser, userTarget(p.UserID), map[string]any{"sessionId": id, "current": id == p.SessionID}))
 	if err := s.d.Store.RevokeUserSession(ctx, p.UserID, id, s.d.Clock.Now()); err != nil {
@@ -140,6 +143,9 @@ func (s *Service) RevokeMySession(ctx context.Context, id string) error {
 func (s *Service) RevokeMyOtherSessions(ctx context.Context) error {
 	p, err := account.Require(ctx)
 	if err != nil {
+		return err
+	}
+	if err := account.CheckNotAPIKey(p); err != nil {
 		return err
 	}
 	ctx, fx := ports.WithEffects(ctx)
