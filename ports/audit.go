@@ -24,6 +24,9 @@ func Audit(ctx context.Context, action, targetType, targetID string, details map
 		IP: req.IP, UserAgent: account.CutUserAgent(req.UserAgent), RequestID: req.RequestID, Details: details}
 	if p, ok := account.FromContext(ctx); ok && p.UserID != 0 {
 		e.Actor = audit.Actor{Kind: audit.ActorUser, UserID: p.UserID}
+		if p.ViaAPIKey() {
+			e.Actor.Kind = audit.ActorAPIKey
+		}
 	} else if a, ok := audit.ActorOf(ctx); ok {
 		e.Actor = a
 	} else {

@@ -7,6 +7,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/ports"
 )
 
 // API keys (ports.APIKeyStore): the SQL both engines accept.
@@ -51,9 +52,13 @@ func CreateAPIKey(ctx context.Context, x Querier, tc Times, k account.APIKey, ma
 	if n >= max {
 		return 0, domain.Errorf(domain.ECONFLICT, "you have %d API keys, the most one may hold; revoke one first", n)
 	}
-	return x.Insert(ctx, `INSERT INTO api_keys (user_id, name, permissions, prefix, hash, created_at, expires_at)
+	id, err := x.Insert(ctx, `INSERT INTO api_keys (user_id, name, permissions, prefix, hash, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.UserID, k.Name, strings.Join(k.Permissions.Names(), ","), k.Prefix, k.Hash,
 		tc.Arg(k.CreatedAt), NullArg(tc, k.ExpiresAt))
+	if err == nil {
+		ports.Created(ctx, id)
+	}
+	return id, err
 }
 
 // APIKeys implements ports.APIKeyStore.APIKeys.

@@ -2,12 +2,14 @@ package accounts
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -153,6 +155,11 @@ func (a *APIKeys) CreateAPIKey(ctx context.Context, in account.NewAPIKey) (accou
 		t := in.ExpiresAt.UTC().Truncate(time.Millisecond)
 		k.ExpiresAt = &t
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.APIKeyCreated, audit.TargetAPIKey, strconv.FormatInt(id, 10),
+			map[string]any{"name": k.Name, "permissions": k.Permissions.Names(), "expires": k.ExpiresAt != nil}), nil
+	}))
 	if k.ID, err = a.store.CreateAPIKey(ctx, k, account.MaxAPIKeys); err != nil {
 		return account.APIKey{}, "", err
 	}
@@ -181,6 +188,8 @@ func (a *APIKeys) RevokeMyAPIKey(ctx context.Context, id int64) error {
 }
 
 func (a *APIKeys) revoke(ctx context.Context, userID, id int64) error {
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.APIKeyRevoked, audit.TargetAPIKey, strconv.FormatInt(id, 10), map[string]any{"userId": userID}))
 	if err := a.store.RevokeAPIKey(ctx, userID, id, a.s.d.Clock.Now()); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -128,6 +129,8 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, challengeID, na
 		return account.Passkey{}, err
 	}
 	key.Name, key.CreatedAt = name, now
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.PasskeyAdded, audit.TargetUser, userTarget(p.UserID), map[string]any{"name": name}))
 	return s.d.Passkeys.AddPasskey(ctx, key)
 }
 
@@ -173,6 +176,8 @@ func (s *Service) RemovePasskey(ctx context.Context, id int64) error {
 	if err := s.passkeysReady(); err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.PasskeyRemoved, audit.TargetUser, userTarget(p.UserID), map[string]any{"passkeyId": id}))
 	return s.d.Passkeys.RemovePasskey(ctx, p.UserID, id)
 }
 
@@ -181,6 +186,8 @@ func (s *Service) RemoveUserPasskeys(ctx context.Context, userID int64, check ac
 	if err := s.passkeysReady(); err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.PasskeyRemoved, audit.TargetUser, userTarget(userID), map[string]any{"passkeys": "all"}))
 	_, err := s.d.Passkeys.RemoveUserPasskeys(ctx, userID, check)
 	return err
 }
@@ -290,6 +297,7 @@ func (s *Service) passkeyAssert(ctx context.Context, challengeID string, credent
 	case domain.ErrorCode(err) == domain.EINVALID:
 		return err
 	case domain.ErrorCode(err) == domain.ENOTFOUND: // unknown or removed credential
+		s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodPasskey, "reason": audit.ReasonUnknownAccount}))
 		return failed
 	case domain.ErrorCode(err) == domain.EUNAUTHORIZED && key != nil:
 		s.d.Logger.Info("passkey assertion refused", "user", key.UserID, "passkey", key.ID, "reason", err)
@@ -318,9 +326,13 @@ func (s *Service) passkeyAssert(ctx context.Context, challengeID string, credent
 		}
 	}
 	if !counterOK {
-		// A security event of §18 when that lands; a warning until then.
+		// A possible cloned authenticator: a failed sign-in whose event
+		// says so (docs/decisions.md §20).
 		s.d.Logger.Warn("passkey signature counter did not advance; possible cloned authenticator",
 			"user", a.UserID, "passkey", a.PasskeyID, "stored", key.SignCount, "got", a.SignCount)
+		ctx, fx := ports.WithEffects(ctx)
+		fx.Add(ports.Audit(ctx, audit.PasskeyCounterRegressed, audit.TargetUser, userTarget(a.UserID),
+			map[string]any{"passkeyId": a.PasskeyID}))
 		return s.passkeyDecide(ctx, a.UserID, false, failed, now, nil)
 	}
 	return s.passkeyDecide(ctx, a.UserID, true, failed, now, then)
@@ -337,12 +349,22 @@ func (s *Service) passkeyDecide(ctx context.Context, userID int64, assertionOK b
 		return err
 	}
 	success, locked := false, false
+	ctx, fx := ports.WithEffects(ctx)
 	err = s.d.Store.Login(ctx, userID, creds.Email, func(st *account.LoginState) error {
 		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.PasskeyLogin(s.cfg.Lockout, st, assertionOK, now); success && then != nil {
 			then(userID, st)
 		}
+		switch {
+		case success && st.NewSession != nil:
+			fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodPasskey, "sessionKind": st.NewSession.Kind}))
+		case !success:
+			fx.Add(signInEvent(ctx, audit.SignInFailed, userID, map[string]any{"method": account.MethodPasskey, "reason": failReason(st, wasLocked)}))
+		}
 		locked = !wasLocked && now.Before(st.Credentials.LockedUntil)
+		if locked {
+			fx.Add(ports.Audit(ctx, audit.AccountLocked, audit.TargetUser, userTarget(userID), map[string]any{"until": st.Credentials.LockedUntil.UTC().Format(time.RFC3339)}))
+		}
 		return nil
 	})
 	if err == nil && locked {

@@ -15,47 +15,50 @@ import (
 
 // Actions. Their text is part of the API (the Action filter).
 const (
-	SignIn                 = "signin.succeeded"
-	SignInFailed           = "signin.failed"
-	AccountLocked          = "account.locked"
-	SignOut                = "signout"
-	SessionRevoked         = "session.revoked"
-	RefreshTokenReused     = "refresh_token.reused"
-	PasswordChanged        = "password.changed"
-	TOTPEnabled            = "totp.enabled"
-	TOTPDisabled           = "totp.disabled"
-	TOTPReset              = "totp.reset"
-	PasskeyAdded           = "passkey.added"
-	PasskeyRemoved         = "passkey.removed"
-	UserCreated            = "user.created"
-	UserUpdated            = "user.updated"
-	UserDeactivated        = "user.deactivated"
-	UserDeleted            = "user.deleted"
-	RoleCreated            = "role.created"
-	RoleUpdated            = "role.updated"
-	RoleDeleted            = "role.deleted"
-	RolePermissionsChanged = "role.permissions_changed"
-	RoleAssigned           = "role.assigned"
-	RoleRemoved            = "role.removed"
-	OfficeCreated          = "office.created"
-	OfficeUpdated          = "office.updated"
-	RemunerationCreated    = "remuneration.created"
-	PQEAdjustmentCreated   = "pqe_adjustment.created"
-	APIKeyCreated          = "api_key.created"
-	APIKeyRevoked          = "api_key.revoked"
-	WebhookCreated         = "webhook.created"
-	WebhookUpdated         = "webhook.updated"
-	WebhookDeleted         = "webhook.deleted"
-	WebhookSecretRotated   = "webhook.secret_rotated"
-	BackupWritten          = "backup.written"
-	DatabaseRestored       = "database.restored"
+	SignIn             = "signin.succeeded"
+	SignInFailed       = "signin.failed"
+	AccountLocked      = "account.locked"
+	SignOut            = "signout"
+	SessionRevoked     = "session.revoked"
+	RefreshTokenReused = "refresh_token.reused"
+	PasswordChanged    = "password.changed"
+	TOTPEnabled        = "totp.enabled"
+	TOTPDisabled       = "totp.disabled"
+	TOTPReset          = "totp.reset"
+	PasskeyAdded       = "passkey.added"
+	PasskeyRemoved     = "passkey.removed"
+	// PasskeyCounterRegressed: a passkey's signature counter went
+	// backwards, a sign of a cloned authenticator; the sign-in is refused.
+	PasskeyCounterRegressed = "passkey.counter_regressed"
+	UserCreated             = "user.created"
+	UserUpdated             = "user.updated"
+	UserDeactivated         = "user.deactivated"
+	UserDeleted             = "user.deleted"
+	RoleCreated             = "role.created"
+	RoleUpdated             = "role.updated"
+	RoleDeleted             = "role.deleted"
+	RolePermissionsChanged  = "role.permissions_changed"
+	RoleAssigned            = "role.assigned"
+	RoleRemoved             = "role.removed"
+	OfficeCreated           = "office.created"
+	OfficeUpdated           = "office.updated"
+	RemunerationCreated     = "remuneration.created"
+	PQEAdjustmentCreated    = "pqe_adjustment.created"
+	APIKeyCreated           = "api_key.created"
+	APIKeyRevoked           = "api_key.revoked"
+	WebhookCreated          = "webhook.created"
+	WebhookUpdated          = "webhook.updated"
+	WebhookDeleted          = "webhook.deleted"
+	WebhookSecretRotated    = "webhook.secret_rotated"
+	BackupWritten           = "backup.written"
+	DatabaseRestored        = "database.restored"
 )
 
 // Actions lists every action, for the API reference and the Action
 // filter's check.
 func Actions() []string {
 	return []string{SignIn, SignInFailed, AccountLocked, SignOut, SessionRevoked, RefreshTokenReused, PasswordChanged,
-		TOTPEnabled, TOTPDisabled, TOTPReset, PasskeyAdded, PasskeyRemoved, UserCreated, UserUpdated, UserDeactivated,
+		TOTPEnabled, TOTPDisabled, TOTPReset, PasskeyAdded, PasskeyRemoved, PasskeyCounterRegressed, UserCreated, UserUpdated, UserDeactivated,
 		UserDeleted, RoleCreated, RoleUpdated, RoleDeleted, RolePermissionsChanged, RoleAssigned, RoleRemoved,
 		OfficeCreated, OfficeUpdated, RemunerationCreated, PQEAdjustmentCreated, APIKeyCreated, APIKeyRevoked,
 		WebhookCreated, WebhookUpdated, WebhookDeleted, WebhookSecretRotated, BackupWritten, DatabaseRestored}
