@@ -266,6 +266,11 @@ func (a *App) wire(ctx context.Context) error {
 	a.AuditLog = auditlog.New(a.db.Audit, cfg.Clock)
 	a.startHousekeeping(store)
 	a.followChanges()
+	if a.metrics != nil {
+		a.metrics.Job(metrics.JobOutbox)
+		a.metrics.Outbox(metrics.OutboxMail, a.db.Outbox.PendingMail)
+		a.Outbox.Succeeded = func() { a.jobSucceeded(metrics.JobOutbox) }
+	}
 	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)

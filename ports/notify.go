@@ -95,6 +95,9 @@ type OutboxStore interface {
 	// OutboxMail returns one message with its bodies and attachments.
 	// ENOTFOUND for an unknown id.
 	OutboxMail(ctx context.Context, id int64) (OutboxMail, error)
+	// PendingMail counts the messages still to send (the partial index of
+	// the claim answers it).
+	PendingMail(ctx context.Context) (int, error)
 }
 
 // MailSender delivers one message (an SMTP relay). An error means it was

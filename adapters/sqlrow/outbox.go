@@ -95,6 +95,13 @@ func (s OutboxStore) FinishMail(ctx context.Context, id int64, status string, at
 	})
 }
 
+// PendingMail implements ports.OutboxStore.
+func (s OutboxStore) PendingMail(ctx context.Context) (int, error) {
+	var n int
+	err := s.e.Read().Row(ctx, `SELECT count(*) FROM mail_outbox WHERE status = 'pending'`).Scan(&n)
+	return n, err
+}
+
 // Mails implements ports.OutboxStore.
 func (s OutboxStore) Mails(ctx context.Context, limit, offset int64) ([]ports.OutboxMail, int64, error) {
 	out := []ports.OutboxMail{}

@@ -43,6 +43,9 @@ type Worker struct {
 	Sender ports.MailSender
 	Clock  ports.Clock
 	Log    *slog.Logger
+	// Succeeded, if set, is told of every round that claimed and recorded
+	// without an error (the job's last success in the metrics).
+	Succeeded func()
 
 	wake chan struct{}
 }
@@ -73,6 +76,8 @@ func (w *Worker) Run(ctx context.Context, poll time.Duration) {
 			n, err := w.RunOnce(ctx)
 			if err != nil && ctx.Err() == nil {
 				w.Log.ErrorContext(ctx, "mail outbox", "err", err)
+			} else if err == nil && w.Succeeded != nil {
+				w.Succeeded()
 			}
 			if err != nil || n < Batch {
 				break // a full batch: there may be more at once
