@@ -23,8 +23,8 @@ func TestPasskeyRoutes(t *testing.T) {
 	b, _, _ := signedInUser(t, s, account.ContractView)
 
 	r := b.get("/console/account")
-	is.True(contains(r.Body, "Add a passkey"))                                       // the part is there
-	is.True(strings.Contains(r.Body, `data-passkey="create"`))                       // for the script
+	is.True(contains(r.Body, "Add a passkey"))                                        // the part is there
+	is.True(strings.Contains(r.Body, `data-passkey="create"`))                        // for the script
 	is.True(contains(r.Body, "Adding a passkey needs a browser that runs this page")) // and says what it needs
 
 	r = b.post("/console/account/passkeys/begin", nil)
