@@ -1,6 +1,8 @@
 package console
 
 import (
+	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -21,7 +23,7 @@ func (c *console) apiKeyCreate(w http.ResponseWriter, r *http.Request, p *page) 
 		c.fail(w, r, p, domain.Errorf(domain.ENOTIMPLEMENTED, "API keys are not available in this configuration"))
 		return
 	}
-	in := account.NewAPIKey{Name: p.V("name"), Permissions: p.Form["permissions"]}
+	in := account.NewAPIKey{Name: p.V("keyName"), Permissions: p.Form["permissions"]}
 	if v := strings.TrimSpace(p.V("expiresAt")); v != "" {
 		t, err := time.Parse("2006-01-02", v)
 		if err != nil {
@@ -32,10 +34,10 @@ func (c *console) apiKeyCreate(w http.ResponseWriter, r *http.Request, p *page) 
 	}
 	_, key, err := c.svc.APIKeys.CreateAPIKey(r.Context(), in)
 	if err != nil {
-		c.accountFail(w, r, p, err)
+		c.accountFail(w, r, p, renameField(err, "name", "keyName"))
 		return
 	}
-	for _, f := range []string{"name", "permissions", "expiresAt"} {
+	for _, f := range []string{"keyName", "permissions", "expiresAt"} {
 		p.Form.Del(f)
 	}
 	if err := c.accountPage(r.Context(), p, accountData{NewKey: key}); err != nil {
@@ -58,4 +60,19 @@ func (c *console) apiKeyRevoke(w http.ResponseWriter, r *http.Request, p *page) 
 		return
 	}
 	c.redirect(w, r, "/console/account", "API key revoked; programs using it are refused from now on.")
+}
+
+// renameField moves the messages of a domain error's field from to the
+// form field to, where a page holds two forms with a field of one name
+// (My account: a key's and a passkey's name).
+func renameField(err error, from, to string) error {
+	var de *domain.Error
+	if !errors.As(err, &de) || de.Fields[from] == nil {
+		return err
+	}
+	c := *de
+	c.Fields = maps.Clone(de.Fields)
+	c.Fields[to] = c.Fields[from]
+	delete(c.Fields, from)
+	return &c
 }

@@ -32,7 +32,7 @@ func TestBrowserAPIKeys(t *testing.T) {
 	run(t, ctx,
 		chromedp.Navigate(s.URL+"/console/account"),
 		chromedp.WaitVisible(`//h2[.="API keys"]`),
-		chromedp.SendKeys(`#f-name`, "Nightly export", chromedp.ByID),
+		chromedp.SendKeys(`#f-keyName`, "Nightly export", chromedp.ByID),
 		chromedp.Click(`#k-ContractView`, chromedp.ByID),
 		chromedp.SetValue(`#f-expiresAt`, expires, chromedp.ByID),
 		chromedp.Click(`//button[.="Create key"]`),
@@ -78,23 +78,23 @@ func TestConsoleAPIKeyForm(t *testing.T) {
 	s := newServer(t)
 	b, _, _ := signedInUser(t, s, account.ContractView)
 	b.get("/console/account")
-	r := b.post("/console/account/api-keys", url.Values{"name": {""}, "expiresAt": {"31/01/2027"}})
+	r := b.post("/console/account/api-keys", url.Values{"keyName": {""}, "expiresAt": {"31/01/2027"}})
 	is.Equal(r.Status, 400)
 	is.True(strings.Contains(r.Body, "must be a date such as 2027-01-31"))
-	r = b.post("/console/account/api-keys", url.Values{"name": {"k"}, "expiresAt": {s.Clock.Now().AddDate(2, 0, 0).Format("2006-01-02")}})
+	r = b.post("/console/account/api-keys", url.Values{"keyName": {"k"}, "expiresAt": {s.Clock.Now().AddDate(2, 0, 0).Format("2006-01-02")}})
 	is.Equal(r.Status, 400)
 	is.True(strings.Contains(r.Body, "must be at most one year ahead"))
-	r = b.post("/console/account/api-keys", url.Values{"name": {"k"}, "permissions": {"ContractView", "UsersDelete"}})
+	r = b.post("/console/account/api-keys", url.Values{"keyName": {"k"}, "permissions": {"ContractView", "UsersDelete"}})
 	is.Equal(r.Status, 403)
 	is.True(contains(r.Body, "the key would hold permissions you do not hold: UsersDelete"))
 	is.True(contains(r.Body, "You have no API keys."))
-	r = b.post("/console/account/api-keys", url.Values{"name": {"ok"}, "permissions": {"ContractView"}})
+	r = b.post("/console/account/api-keys", url.Values{"keyName": {"ok"}, "permissions": {"ContractView"}})
 	is.Equal(r.Status, 200)
 	is.True(strings.Contains(r.Body, `id="new-key"`))
 	r = b.post("/console/account/api-keys/99999/revoke", nil)
 	is.Equal(r.Status, 404)
 	s.Clock.Advance(account.DefaultReauthWindow + time.Minute)
-	r = b.post("/console/account/api-keys", url.Values{"name": {"late"}})
+	r = b.post("/console/account/api-keys", url.Values{"keyName": {"late"}})
 	is.Equal(r.Status, 303)
 	is.True(strings.HasPrefix(r.Header.Get("Location"), "/console/confirm?next="))
 }
