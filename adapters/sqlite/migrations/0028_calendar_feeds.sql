@@ -3,7 +3,7 @@
 -- user deactivated or deleted loses the feed, whoever made the change
 -- (API, console, command line): reactivating does not bring it back.
 CREATE TABLE calendar_feeds (
-	user_id    INTEGER PRIMARY KEY REFERENCES users (id),
+	user_id    INTEGER NOT NULL UNIQUE REFERENCES users (id),
 	token_hash BLOB NOT NULL UNIQUE,
 	created_at INTEGER NOT NULL
 ) STRICT;
