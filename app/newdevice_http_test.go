@@ -68,3 +68,31 @@ func TestNewDeviceEmail(t *testing.T) {
 		}
 	}
 }
+
+// TestNewDeviceEmailOnPasskeySignIn: a passkey sign-in from a browser the
+// user has not used is a new device like any other sign-in's.
+func TestNewDeviceEmailOnPasskeySignIn(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	is := is.New(t)
+	ctx := context.Background()
+	const email = "pk-traveller@example.com"
+	_, err := s.App.CreateUser(ctx, account.NewUser{Email: email, FirstName: "P", LastName: "Traveller", Roles: []string{account.StaffRole}}, "password-123")
+	is.NoErr(err)
+	count := func() int {
+		var n int
+		is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE recipient = ? AND subject = 'New sign-in to Counsel'`, email).Scan(&n))
+		return n
+	}
+	const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	tok := loginAs(t, s, email, "password-123", firefox, "") // the first device: no email
+	a, _ := addPasskey(t, s, tok.AccessToken, "Laptop")
+	is.Equal(count(), 0)
+	passkeySignIn(t, s, a).Expect(t, 200, "passkey sign-in from another browser")
+	is.Equal(count(), 1) // the test client is a new browser
+	passkeySignIn(t, s, a).Expect(t, 200, "again")
+	is.Equal(count(), 1) // now known
+	var text string
+	is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT body_text FROM mail_outbox WHERE recipient = ? ORDER BY id DESC LIMIT 1`, email).Scan(&text))
+	is.True(strings.Contains(text, "Method:  passkey")) // the method is named
+}

@@ -124,6 +124,9 @@ func (s *Service) consoleLoginIdP(ctx context.Context, code, verifier, nonce, re
 	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionConsole, cookie, now)
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodIdP, "sessionKind": account.SessionConsole}))
+	if err := s.signInDevice(ctx, fx, userID, account.MethodIdP, now); err != nil {
+		return "", err
+	}
 	if err := s.d.Store.CreateSession(ctx, session, nil); err != nil {
 		return "", err
 	}

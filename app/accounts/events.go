@@ -125,3 +125,19 @@ func methodText(m string) string {
 	}
 	return m
 }
+
+// signInDevice adds to fx what a sign-in of userID by method records of
+// its device: that it was seen and, for a device new to the user, the
+// "New sign-in to Counsel" email (every sign-in method).
+func (s *Service) signInDevice(ctx context.Context, fx *ports.Effects, userID int64, method string, now time.Time) error {
+	creds, err := s.credentials(ctx, userID)
+	if err != nil {
+		return err
+	}
+	devices, err := s.deviceEffects(ctx, userID, creds.Email, now)
+	if err != nil {
+		return err
+	}
+	fx.Add(devices(method)...)
+	return nil
+}

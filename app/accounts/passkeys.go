@@ -350,6 +350,10 @@ func (s *Service) passkeyDecide(ctx context.Context, userID int64, assertionOK b
 	}
 	success, locked := false, false
 	ctx, fx := ports.WithEffects(ctx)
+	devices, err := s.deviceEffects(ctx, userID, creds.Email, now)
+	if err != nil {
+		return err
+	}
 	err = s.d.Store.Login(ctx, userID, creds.Email, func(st *account.LoginState) error {
 		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.PasskeyLogin(s.cfg.Lockout, st, assertionOK, now); success && then != nil {
@@ -358,6 +362,7 @@ func (s *Service) passkeyDecide(ctx context.Context, userID int64, assertionOK b
 		switch {
 		case success && st.NewSession != nil:
 			fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodPasskey, "sessionKind": st.NewSession.Kind}))
+			fx.Add(devices(account.MethodPasskey)...)
 		case !success:
 			fx.Add(signInEvent(ctx, audit.SignInFailed, userID, map[string]any{"method": account.MethodPasskey, "reason": failReason(st, wasLocked)}))
 		}

@@ -412,6 +412,9 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionAPI, refresh, now)
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodIdP, "sessionKind": account.SessionAPI}))
+	if err := s.signInDevice(ctx, fx, userID, account.MethodIdP, now); err != nil {
+		return account.Tokens{}, err
+	}
 	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
 		return account.Tokens{}, err
 	}
