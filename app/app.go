@@ -33,9 +33,13 @@ import (
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
+	"counsel/adapters/webauthn"
 	"counsel/app/accounts"
+	"counsel/app/auditlog"
 	"counsel/app/backups"
+	"counsel/app/calendar"
 	"counsel/app/contracts"
+	"counsel/app/outbox"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
 	"counsel/app/users"
@@ -58,6 +62,8 @@ type App struct {
 	db       *Stores
 	handler  http.Handler
 	Accounts *accounts.Service
+	// AuditLog reads and prunes the security events.
+	AuditLog *auditlog.Service
 	hasher   *argon2.Hasher
 	store    AccountStore
 	// bg is the context of background work; stop cancels it and loops
@@ -68,6 +74,12 @@ type App struct {
 	closers []func() error
 	// metrics is nil when metrics are off (metrics.go).
 	metrics *metrics.Registry
+
+	// mailer is the one SMTP sender of every email; nil without
+	// COUNSEL_SMTP_ADDR and COUNSEL_SMTP_FROM.
+	mailer *smtp.Mailer
+	// Outbox sends queued mail (app/outbox); tests drive it (RunOnce).
+	Outbox *outbox.Worker
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -145,6 +157,18 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	db.SetNow(cfg.Clock.Now)
 	a.db = db
+	// The outbox worker exists before any write, so that a commit that
+	// queued mail wakes it (wireMail starts it).
+	a.mailer = newMailer(cfg)
+	a.Outbox = outbox.NewWorker(outbox.Worker{Store: db.Outbox, Sender: a.mailSender(), Clock: cfg.Clock, Log: a.log})
+	db.OnEffects(func(fx []ports.Effect) {
+		for _, e := range fx {
+			if _, ok := e.(ports.Mail); ok {
+				a.Outbox.Wake()
+				return
+			}
+		}
+	})
 	if cfg.ReplicaURL != "" {
 		r, err := litestream.Start(ctx, cfg.DB, cfg.ReplicaURL, a.log)
 		if err != nil {
@@ -205,7 +229,7 @@ func (a *App) wire(ctx context.Context) error {
 	case "log":
 		sender = logSender{a.log}
 	case "smtp":
-		sender = mailSender{smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})}
+		sender = mailSender{a.mailer}
 	}
 	totpStore := a.db.TOTP
 	vault, err := newVault(ctx, totpStore, cfg)
@@ -216,6 +240,12 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var ceremony ports.PasskeyCeremony
+	if c, err := webauthn.New(a.issuer()); err != nil {
+		a.log.Warn("passkeys are off: the relying party comes from COUNSEL_PUBLIC_URL", "err", err)
+	} else {
+		ceremony = c
+	}
 	a.Accounts = accounts.New(accounts.Config{
 		AccessTTL:  cfg.AccessTTL,
 		RefreshTTL: cfg.RefreshTTL,
@@ -225,19 +255,28 @@ func (a *App) wire(ctx context.Context) error {
 		Delivery:     cfg.OTPDelivery,
 		ConsoleIdle:  cfg.ConsoleIdle,
 		ReauthWindow: cfg.ReauthWindow,
+		PublicURL:    cfg.PublicURL,
 	}, accounts.Deps{
 		Store: store, Hasher: hasher, Tokens: tokens, Codes: otp.New(otpKey, cfg.Rand), Sender: sender,
 		TOTP: totp.New(cfg.TOTPIssuer, cfg.Rand), Vault: vault, TOTPStore: totpStore,
-		IdP: idp, Users: linker,
+		IdP: idp, Users: linker, APIKeys: a.db.APIKeys, Ceremony: ceremony, Passkeys: a.db.Passkeys,
 		Clock: cfg.Clock, Rand: cfg.Rand, NewID: accounts.NewID, Logger: a.log,
-		Observer: a.accountObserver(),
+		Observer: a.accountObserver(), Events: a.db.Audit,
 	})
+	a.AuditLog = auditlog.New(a.db.Audit, cfg.Clock)
 	a.startHousekeeping(store)
 	a.followChanges()
+	if a.metrics != nil {
+		a.metrics.Job(metrics.JobOutbox)
+		a.metrics.Outbox(metrics.OutboxMail, a.db.Outbox.PendingMail)
+		a.Outbox.Succeeded = func() { a.jobSucceeded(metrics.JobOutbox) }
+	}
+	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
 	roleStore := a.db.Roles
 	roles := accounts.NewRoles(roleStore, a.Accounts)
+	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
@@ -254,8 +293,8 @@ func (a *App) wire(ctx context.Context) error {
 		return err
 	}
 	web := console.NewHandler(console.Services{
-		Accounts: a.Accounts, TOTP: a.Accounts, Reauth: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
-		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc,
+		Accounts: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
+		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox}, Audit: a.AuditLog,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -266,7 +305,11 @@ func (a *App) wire(ctx context.Context) error {
 		Console:       web,
 		Accounts:      a.Accounts,
 		TOTP:          a.Accounts,
+		Sessions:      a.Accounts,
+		Audit:         a.AuditLog,
+		Passkeys:      a.Accounts,
 		Reauth:        a.Accounts,
+		APIKeys:       apiKeys,
 		Roles:         roles,
 		Users:         userSvc,
 		Remunerations: remunerationSvc,
@@ -275,7 +318,10 @@ func (a *App) wire(ctx context.Context) error {
 		Evidence:      a.Signing,
 		SigningPages:  a.signingPages,
 		Backups:       backupSvc,
-		Ready:         a.db.Ping,
+		Mail:          outbox.Service{Store: a.db.Outbox},
+		Calendar: calendar.New(calendar.Deps{Store: a.db.Calendars, Contracts: a.contractStore, Access: store,
+			Clock: cfg.Clock, Rand: cfg.Rand, PublicURL: a.issuer()}),
+		Ready: a.db.Ping,
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
@@ -364,7 +410,7 @@ func (a *App) wireContracts() error {
 	blobs := a.db.Blobs
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
-		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log,
+		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	return nil
@@ -526,6 +572,26 @@ type logSender struct{ log *slog.Logger }
 func (l logSender) SendOTP(ctx context.Context, email, code string) error {
 	l.log.InfoContext(ctx, "one-time password (COUNSEL_OTP_DELIVERY=log)", "email", email, "otp", code)
 	return nil
+}
+
+// mailPoll is how often the outbox worker looks for retries due (and
+// anything a lost notification missed); queued mail wakes it at once.
+const mailPoll = time.Second
+
+// newMailer is the one SMTP sender, or nil when SMTP is not configured.
+func newMailer(cfg Config) *smtp.Mailer {
+	if cfg.SMTPAddr == "" || cfg.SMTPFrom == "" {
+		return nil
+	}
+	return smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+}
+
+// mailSender is the outbox's sender: nil (keep the mail) without SMTP.
+func (a *App) mailSender() ports.MailSender {
+	if a.mailer == nil {
+		return nil
+	}
+	return a.mailer
 }
 
 type mailSender struct{ m ports.Mailer }

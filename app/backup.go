@@ -16,6 +16,7 @@ import (
 	"counsel/adapters/litestream"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/sqlite"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -351,6 +352,13 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return err
 	}
 	if err := verifyTarget(ctx, to, to.Blobs, counts, o.Progress); err != nil {
+		return err
+	}
+	// The restored database records its restore (after the check of the
+	// counts, which this row would change).
+	ectx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("restore")))
+	fx.Add(ports.Audit(ectx, audit.DatabaseRestored, audit.TargetDatabase, "", map[string]any{"file": filepath.Base(file)}))
+	if err := to.Audit.RecordEffects(ectx); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Progress, "restored %s to %s and verified in %s\n", file, RedactDSN(dst), time.Since(start).Round(time.Millisecond))

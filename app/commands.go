@@ -3,10 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
+	osuser "os/user"
+	"strconv"
 	"time"
 
 	"counsel/adapters/argon2"
 	"counsel/domain/account"
+	"counsel/domain/audit"
+	"counsel/ports"
 )
 
 // Migrate applies pending migrations to the database path names (a
@@ -51,6 +55,10 @@ func CreateUser(ctx context.Context, path string, u account.NewUser, password st
 		if err := s.EnsureRoles(ctx); err != nil {
 			return err
 		}
+		ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user create")))
+		fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+			return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
+		}))
 		var err error
 		id, err = s.CreateUser(ctx, u)
 		return err
@@ -73,6 +81,8 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 		if err != nil {
 			return fmt.Errorf("no user has the email %q", email)
 		}
+		ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user set-password")))
+		fx.Add(ports.Audit(ctx, audit.PasswordChanged, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 		return s.SetPassword(ctx, id, hash, time.Now().UTC(), nil)
 	})
 }
@@ -92,6 +102,8 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 		return false, fmt.Errorf("no user has the email %q", email)
 	}
 	had := false
+	ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user reset-totp")))
+	fx.Add(ports.Audit(ctx, audit.TOTPReset, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 	err = db.TOTP.UpdateTOTP(ctx, id, nil, func(st *account.TOTPAccount) error {
 		had = st.TOTP != nil
 		st.TOTP = nil
@@ -99,4 +111,14 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 		return nil
 	})
 	return had, err
+}
+
+// cliActor is the command line as the actor of an event: the command's
+// name and the operating-system user who ran it (not a Counsel user).
+func cliActor(command string) audit.Actor {
+	name := "counsel " + command
+	if u, err := osuser.Current(); err == nil && u.Username != "" {
+		name += " (" + u.Username + ")"
+	}
+	return audit.Actor{Kind: audit.ActorCLI, Name: name}
 }

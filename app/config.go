@@ -16,6 +16,7 @@ import (
 
 	"counsel/adapters/argon2"
 	"counsel/adapters/docuseal"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -93,6 +94,9 @@ type Options struct {
 	// session change how the account signs in (docs/security.md, "Recent
 	// authentication").
 	ReauthWindow time.Duration
+	// AuditRetention is how long security events are kept
+	// (docs/decisions.md §18); housekeeping removes older ones.
+	AuditRetention time.Duration
 
 	// MetricsToken turns GET /metrics on on the main listener, for
 	// callers sending it as a bearer token; MetricsAddr serves /metrics
@@ -182,7 +186,7 @@ func settings() []setting {
 		{"COUNSEL_ADDR", "127.0.0.1:8080", "address to listen on", str(func(c *Options) *string { return &c.Addr })},
 		{"COUNSEL_DB", "./counsel.db", "SQLite database file, or a postgres:// URL", str(func(c *Options) *string { return &c.DB })},
 		{"COUNSEL_DATA_DIR", "./data", "SQLite: folder of uploads on their way into the database (documents are in the database)", str(func(c *Options) *string { return &c.DataDir })},
-		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
+		{"COUNSEL_PUBLIC_URL", "", "external base URL (signing links, token issuer, the passkeys' relying party); default http://ADDR", str(func(c *Options) *string { return &c.PublicURL })},
 		{"COUNSEL_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Options) *string { return &c.LogLevel })},
 		{"COUNSEL_LOG_FORMAT", "text", "text or json", str(func(c *Options) *string { return &c.LogFormat })},
 		{"COUNSEL_ACCESS_TTL", "15m", "access token lifetime", dur(func(c *Options) *time.Duration { return &c.AccessTTL })},
@@ -264,6 +268,15 @@ func settings() []setting {
 		}},
 		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Options) *string { return &c.OIDCName })},
 		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Options) *time.Duration { return &c.ConsoleIdle })},
+		{"COUNSEL_AUDIT_RETENTION", "8760h", "security and administration events older than this are removed by housekeeping; at least 720h", func(c *Options, v string) error {
+			if err := dur(func(c *Options) *time.Duration { return &c.AuditRetention })(c, v); err != nil {
+				return err
+			}
+			if c.AuditRetention < audit.MinRetention {
+				return fmt.Errorf("want at least 720h, got %q", v)
+			}
+			return nil
+		}},
 		{"COUNSEL_REAUTH_WINDOW", "10m", "how long a sign-in or re-authentication lets a session change how the account signs in (password, authenticator app); at least 1s", func(c *Options, v string) error {
 			if err := dur(func(c *Options) *time.Duration { return &c.ReauthWindow })(c, v); err != nil {
 				return err

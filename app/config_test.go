@@ -85,6 +85,8 @@ func TestLoadConfig(t *testing.T) {
 		{"totp issuer with a colon", map[string]string{"COUNSEL_TOTP_ISSUER": "Smith: Law"}, "COUNSEL_TOTP_ISSUER"},
 		{"blank totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": "  "}, "COUNSEL_TOTP_ISSUER"},
 		{"long totp issuer", map[string]string{"COUNSEL_TOTP_ISSUER": strings.Repeat("x", 101)}, "COUNSEL_TOTP_ISSUER"},
+		{"audit retention under 720h", map[string]string{"COUNSEL_AUDIT_RETENTION": "719h"}, "COUNSEL_AUDIT_RETENTION"},
+		{"audit retention not a duration", map[string]string{"COUNSEL_AUDIT_RETENTION": "a year"}, "COUNSEL_AUDIT_RETENTION"},
 		{"reauth window under a second", map[string]string{"COUNSEL_REAUTH_WINDOW": "500ms"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window zero", map[string]string{"COUNSEL_REAUTH_WINDOW": "0"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window not a duration", map[string]string{"COUNSEL_REAUTH_WINDOW": "soon"}, "COUNSEL_REAUTH_WINDOW"},

@@ -22,9 +22,9 @@ import (
 var (
 	contractDTOFields = []string{"id", "contractUUId", "contractName", "contractDescription", "contractType", "status", "startDate", "endDate",
 		"amount", "currency", "isSigned", "comments", "matterId", "clientId", "projectId", "digitalContractId", "digitalContractSubmissionId",
-		"createdAt", "updatedAt"}
+		"createdAt", "updatedAt", "ownerId", "noticeDays", "autoRenew", "noticeDate"}
 	contractListFields = []string{"id", "contractUUId", "contractName", "contractType", "status", "startDate", "endDate", "amount",
-		"currency", "isSigned", "isDigital", "matterId", "clientId", "projectId", "updatedAt"}
+		"currency", "isSigned", "isDigital", "matterId", "clientId", "projectId", "updatedAt", "ownerId", "autoRenew", "noticeDate"}
 	contractHistoryFields = []string{"id", "action", "fromStatus", "toStatus", "actorUserId", "actorName", "at", "details"}
 )
 

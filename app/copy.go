@@ -77,7 +77,7 @@ var copyTables = []copyTable{
 	{"role_permissions", cols("role_id permission")},
 	{"user_roles", cols("user_id role_id")},
 	{"otps", cols("email code_hash expires_at:t0 attempts sends:sends")},
-	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t")},
+	{"sessions", cols("id user_id method created_at:t expires_at:t revoked_at:t kind token_hash last_seen:t authenticated_at:t ip user_agent")},
 	{"refresh_tokens", cols("hash session_id created_at:t used_at:t")},
 	{"offering_reviewers", cols("offering_id user_id")},
 	{"remunerations", cols(`id staff_id fte_load remuneration_inc_super billing_rate billable_percentage remuneration_date:t
@@ -85,8 +85,12 @@ var copyTables = []copyTable{
 	{"pqe_adjustments", cols("id staff_id name details start_date:t end_date:t created_at:t")},
 	{"user_identities", cols("issuer subject user_id email created_at:t")},
 	{"user_totp", cols("user_id sealed_secret created_at:t confirmed_at:t last_step recovery_hashes")},
+	{"calendar_feeds", cols("user_id token_hash created_at:t")},
+	{"api_keys", cols("id user_id name permissions prefix hash created_at:t expires_at:t last_used_at:t revoked_at:t")},
+	{"passkeys", cols("id user_id credential_id name credential sign_count created_at:t last_used_at:t")},
 	{"contracts", cols(`id uuid contract_name contract_description contract_type status start_date:t end_date:t amount currency
-		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t`)},
+		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t
+		owner_id notice_days auto_renew:b notice_date:t`)},
 	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},
 	{"contract_signing_events", cols("contract_id submission_id event_key at:t")},
 	{"signing_templates", cols("id name slug external_id roles:json created_at:t updated_at:t")},
@@ -101,6 +105,8 @@ var copyTables = []copyTable{
 	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t
 		claimed_until:t sent_at:t error`)},
 	{"mail_attachments", cols("mail_id position name content_type data")},
+	{"sign_in_devices", cols("user_id kind value last_seen:t")},
+	{"audit_events", cols("id at:t action actor_kind actor_user_id actor_name target_type target_id ip user_agent request_id details")},
 }
 
 var documentCols = cols("id contract_id file_name content_type size sha256 storage_key uploaded_at:t uploaded_by kind")

@@ -17,11 +17,12 @@ import (
 // TestCopyCarriesEveryColumn, so a new one cannot be dropped silently.
 var notCopied = map[string]string{
 	// Either engine.
-	"schema_migrations": "the target's own migrations",
-	"document_blobs":    "written with each document's bytes (copyDocuments)",
-	"document_chunks":   "written with each document's bytes (copyDocuments)",
-	"backup_runs":       "the scheduled backups of the source's COUNSEL_BACKUP_DIR, not of the target",
-	"contract_counts":   "kept by the target's triggers (SQLite) or rebuilt by the bulk load (PostgreSQL)",
+	"schema_migrations":  "the target's own migrations",
+	"document_blobs":     "written with each document's bytes (copyDocuments)",
+	"document_chunks":    "written with each document's bytes (copyDocuments)",
+	"backup_runs":        "the scheduled backups of the source's COUNSEL_BACKUP_DIR, not of the target",
+	"passkey_challenges": "ceremonies begun in the last five minutes on the source: not the record",
+	"contract_counts":    "kept by the target's triggers (SQLite) or rebuilt by the bulk load (PostgreSQL)",
 	// SQLite: the search indexes its triggers fill, and SQLite's own.
 	"contract_terms":        "filled by the target's triggers",
 	"contract_term_counts":  "the word counts per status, kept by the target's word triggers",

@@ -65,10 +65,20 @@ type Stores struct {
 	Contracts     ContractStore
 	Signing       ports.SigningStore
 	TOTP          ports.TOTPStore
+	APIKeys       ports.APIKeyStore
+	Passkeys      ports.PasskeyStore
 	// Blobs keeps document bytes in the database, on both engines.
 	Blobs ports.BlobStore
 	// BackupLog records the scheduled backups.
 	BackupLog ports.BackupLog
+	// Calendars keeps the calendar feed tokens.
+	Calendars ports.CalendarStore
+	// Outbox is the mail outbox.
+	Outbox ports.OutboxStore
+	// OnEffects hears of the effects each write transaction committed.
+	OnEffects func(func([]ports.Effect))
+	// Audit keeps the security and administration events.
+	Audit ports.AuditStore
 	// QueryRow runs a read with ? placeholders on either engine (tests
 	// and tools look at rows no port shows).
 	QueryRow func(ctx context.Context, query string, args ...any) Row
@@ -120,10 +130,11 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), Blobs: postgres.NewBlobStore(db, spool),
-			BackupLog: postgres.NewBackupLog(db),
-			QueryRow:  func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
-			Ping:      db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
+			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
+			Outbox: postgres.NewOutboxStore(db), OnEffects: db.OnEffects,
+			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
+			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
@@ -135,8 +146,9 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Engine: "sqlite", sqlite: db,
 		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db),
-		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db),
+		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
+		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
+		Outbox: sqlite.NewOutboxStore(db), OnEffects: db.OnEffects,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

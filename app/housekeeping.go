@@ -39,6 +39,16 @@ func (a *App) startHousekeeping(store AccountStore) {
 		} else if n > 0 {
 			a.log.Info("pruned ended sessions", "sessions", n)
 		}
+		if a.AuditLog != nil {
+			if n, err := a.AuditLog.Prune(ctx, a.cfg.AuditRetention); err != nil {
+				pruned = false
+				if ctx.Err() == nil {
+					a.log.Warn("removing old security events failed", "err", err)
+				}
+			} else if n > 0 {
+				a.log.Info("removed security events past COUNSEL_AUDIT_RETENTION", "events", n)
+			}
+		}
 		if pruned && err == nil {
 			a.jobSucceeded(metrics.JobHousekeeping)
 		}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"counsel/adapters/postgres"
 	"counsel/ports"
 )
 
@@ -15,7 +16,13 @@ func (a *App) followChanges() {
 		return
 	}
 	a.goBackground(func(ctx context.Context) {
-		a.db.Listen(ctx, a.log, func(string) { a.Accounts.Invalidate() })
+		a.db.Listen(ctx, a.log, func(payload string) {
+			if payload == postgres.ChangedMail { // another instance queued mail
+				a.Outbox.Wake()
+				return
+			}
+			a.Accounts.Invalidate()
+		})
 	})
 }
 

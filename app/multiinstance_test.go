@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/postgres/pgtest"
+	"counsel/adapters/webauthn/webauthntest"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
@@ -180,4 +182,29 @@ func TestInstancesShareLimits(t *testing.T) {
 	c, err := s[1].App.Stores().Accounts.CredentialsByEmail(context.Background(), apptest.AdminEmail)
 	is.NoErr(err)
 	is.True(!c.LockedUntil.IsZero()) // locked by the third failure, made on the third instance
+}
+
+// TestPasskeyCeremoniesAcrossInstances: a ceremony begun on one instance
+// finishes on another (the challenge is in the database), and a replay on
+// a third is refused (taken once).
+func TestPasskeyCeremoniesAcrossInstances(t *testing.T) {
+	pgtest.Skip(t)
+	is := is.New(t)
+	s := instances(t, 3, nil)
+	a, b, c := s[0], s[1], s[2]
+	_, tok := staff(t, a, "pk@example.com")
+	key := webauthntest.New(a.URL) // the load balancer's origin
+	var reg begun
+	a.Do(t, "POST", "/api/account/passkeys/register/begin", tok, nil).Expect(t, 200, "begin on a").JSON(t, &reg)
+	cred, err := key.Create(reg.Options)
+	is.NoErr(err)
+	b.Do(t, "POST", "/api/account/passkeys/register/finish", tok, map[string]any{"challengeId": reg.ChallengeID, "name": "Laptop", "credential": json.RawMessage(cred)}).
+		Expect(t, 201, "finish on b")
+	var login begun
+	b.Do(t, "POST", "/api/account/login/passkey/begin", "", nil).Expect(t, 200, "begin on b").JSON(t, &login)
+	assertion, err := key.Get(login.Options)
+	is.NoErr(err)
+	body := map[string]any{"challengeId": login.ChallengeID, "credential": json.RawMessage(assertion)}
+	c.Do(t, "POST", "/api/account/login/passkey/finish", "", body).Expect(t, 200, "finish on c")
+	a.Do(t, "POST", "/api/account/login/passkey/finish", "", body).Expect(t, 401, "replayed on a")
 }

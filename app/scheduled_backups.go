@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"counsel/adapters/metrics"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -70,6 +71,11 @@ func (a *App) backupIfDue(ctx context.Context) (int, error) {
 	var pruneErr error
 	if run.OK { // before the new attempt is listed, so a list never shows more than kept
 		pruneErr = a.pruneBackups(ctx)
+	}
+	if run.OK {
+		var fx *ports.Effects
+		ctx, fx = ports.WithEffects(ctx)
+		fx.Add(ports.Audit(ctx, audit.BackupWritten, audit.TargetDatabase, "", map[string]any{"name": run.Name, "size": run.Size}))
 	}
 	if err := a.db.BackupLog.AddBackupRun(ctx, run); err != nil {
 		return 0, errors.Join(err, pruneErr)

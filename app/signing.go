@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"counsel/domain/mail"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"counsel/adapters/embeddedsign"
 	"counsel/adapters/metrics"
 	"counsel/adapters/pdfevidence"
-	"counsel/adapters/smtp"
 	"counsel/adapters/totp"
 	signingapp "counsel/app/signing"
 	"counsel/domain/signing"
@@ -34,7 +34,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	}
 	deps := signingapp.Deps{
 		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
-		Clock: cfg.Clock, Logger: a.log,
+		Clock: cfg.Clock, Logger: a.log, MailLinks: mail.Links{PublicURL: a.issuer()},
 		Evidence: signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
 	}
 	switch cfg.SigningProvider {
@@ -68,8 +68,8 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		return fmt.Errorf("signing pages key: %w", err)
 	}
 	var mailer ports.Mailer
-	if cfg.SMTPAddr != "" && cfg.SMTPFrom != "" {
-		mailer = smtp.New(smtp.Config{Addr: cfg.SMTPAddr, From: cfg.SMTPFrom, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword})
+	if a.mailer != nil {
+		mailer = a.mailer
 	}
 	// The provider and the use case refer to each other: the provider
 	// reads documents and reports events through the use case, which

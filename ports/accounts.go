@@ -92,6 +92,25 @@ type AccountStore interface {
 	RevokeSession(ctx context.Context, id string, at time.Time) error
 	// RevokeUserSessions revokes every session of a user.
 	RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error
+	// UserSessions returns the live (unrevoked, unexpired at now)
+	// sessions of a user of every kind, newest first, with LastSeen (the
+	// creation time until a use was recorded).
+	UserSessions(ctx context.Context, userID int64, now time.Time) ([]account.Session, error)
+	// RevokeUserSession revokes session id of userID. ENOTFOUND when it is
+	// not a live session of that user.
+	RevokeUserSession(ctx context.Context, userID int64, id string, at time.Time) error
+	// RevokeOtherSessions revokes every session of userID but keep and
+	// returns how many it revoked.
+	RevokeOtherSessions(ctx context.Context, userID int64, keep string, at time.Time) (int64, error)
+	// KnownDevice reports whether the user signed in from d's agent family
+	// and from d's network at or after since, and whether any device is
+	// recorded for the user at all (DeviceSeen effects write them).
+	KnownDevice(ctx context.Context, userID int64, d account.Device, since time.Time) (agent, network, any bool, err error)
+	// SeeSessions records when sessions were used, in one transaction: a
+	// session's last-seen time moves only when the stored one is older
+	// than every before the new one (so several instances write a session
+	// at most once per every), and never for a revoked session.
+	SeeSessions(ctx context.Context, seen []account.SessionSeen, every time.Duration) error
 	// UserAccess returns the permissions of an active, undeleted user.
 	// ENOTFOUND if the user is unknown, deleted or inactive.
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)

@@ -138,6 +138,17 @@ type UserService interface {
 	// caller's own: EFORBIDDEN). EFORBIDDEN, ENOTFOUND; no error when the
 	// user has no enrolment.
 	ResetTOTP(ctx context.Context, id int64) error
+	// UserSessions lists another user's live sessions (UsersEdit; 403 for
+	// a user whose roles grant more than the caller's). ENOTFOUND for an
+	// unknown or deleted user.
+	UserSessions(ctx context.Context, id int64) ([]account.Session, error)
+	// RevokeUserSessions revokes every session of a user (the rules of
+	// UserSessions).
+	RevokeUserSessions(ctx context.Context, id int64) error
+	// RemovePasskeys removes every passkey of another user (UsersEdit;
+	// a system administrator's only by a system administrator). EFORBIDDEN
+	// for oneself; ENOTFOUND for an unknown or deleted user.
+	RemovePasskeys(ctx context.Context, id int64) error
 
 	// Offices lists every office (any caller).
 	Offices(ctx context.Context) ([]user.Office, error)

@@ -20,6 +20,7 @@ type confirmData struct {
 	Next     string
 	TOTP     bool // the second factor is the app (or a recovery code)
 	CodeSent bool
+	Passkeys bool // the caller has a passkey to confirm with
 }
 
 // confirmRedirect sends the browser to the confirm page, to come back to
@@ -63,6 +64,14 @@ func (c *console) confirmPage(w http.ResponseWriter, r *http.Request, p *page, d
 			return false
 		}
 		d.TOTP = st.Enabled
+	}
+	if c.svc.Passkeys != nil {
+		keys, err := c.svc.Passkeys.Passkeys(r.Context())
+		if err != nil {
+			c.fail(w, r, p, err)
+			return false
+		}
+		d.Passkeys = len(keys) > 0
 	}
 	p.Data = d
 	return true

@@ -2,7 +2,7 @@
 // the JSON API that calls the same use cases (ports) and holds no rule of
 // its own. Pages are server-rendered html/template whose forms work
 // without JavaScript; htmx (a pinned copy, embedded) only spares reloads
-// where a page gains from it, and static/console-1.js adds upload
+// where a page gains from it, and static/console-2.js adds upload
 // progress and copy buttons. One file per page group (login.go, users.go,
 // roles.go, offices.go, pay.go, account.go, contracts.go, documents.go,
 // signing.go), form parsing in form.go and contract_form.go, sessions and
@@ -34,8 +34,13 @@ import (
 type Services struct {
 	Accounts ports.ConsoleAccounts
 	TOTP     ports.TOTPService
+	// Passkeys runs passkeys (passkeys.go); nil leaves them out.
+	Passkeys ports.PasskeyService
 	// Reauth renews the session on the "Confirm it's you" page.
-	Reauth        ports.Reauthenticator
+	Reauth ports.Reauthenticator
+	// Sessions lists and signs out the caller's sessions on My account;
+	// nil leaves them out.
+	Sessions      ports.SessionService
 	Roles         ports.RoleService
 	Users         ports.UserService
 	Remunerations ports.RemunerationService
@@ -45,9 +50,18 @@ type Services struct {
 	// IdP runs the identity provider's authorization-code flow; nil when
 	// OIDC has no client secret (the button is then not shown).
 	IdP IdentityProvider
+	// APIKeys manages the caller's API keys on My account; nil leaves
+	// them out.
+	APIKeys ports.APIKeyService
 	// Backups lists the scheduled backups to system administrators; nil
 	// leaves the page out.
 	Backups ports.BackupService
+	// Mail shows the mail outbox to system administrators; nil leaves the
+	// page out.
+	Mail ports.MailService
+	// Audit lists the security events to AuditView holders; nil leaves
+	// the page out.
+	Audit ports.AuditService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -59,7 +73,8 @@ type ContractService interface {
 	StatusChoices(ctx context.Context, id int64) (contract.Contract, []contract.Status, error)
 	// Counters counts Drafts, contracts waiting for signatures and Signed
 	// ones ending within 30 days.
-	Counters(ctx context.Context) (drafts, waiting, expiring int64, err error)
+	// and the caller's own contracts whose notice is due within 30 days.
+	Counters(ctx context.Context) (drafts, waiting, expiring, noticeDue int64, err error)
 	// RemoveDocumentOutsideSigning removes a document unless the contract
 	// is out for signature (ECONFLICT with the reason).
 	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error
@@ -135,6 +150,9 @@ func NewHandler(svc Services, opts Options) http.Handler {
 	})
 	r.PathPrefix("/console/static/").Handler(staticHandler())
 	rts := c.routes()
+	if svc.Passkeys != nil {
+		rts = append(rts, c.passkeyRoutes()...)
+	}
 	if svc.Contracts != nil && svc.Signing != nil {
 		rts = append(rts, c.contractRoutes()...)
 	}
@@ -178,8 +196,12 @@ func (c *console) routes() []route {
 		{method: "GET", path: "/console/account", h: c.accountShow},
 		{method: "POST", path: "/console/account/password", h: c.accountPassword},
 		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
+		{method: "POST", path: "/console/account/sessions/{sid:[0-9A-Za-z_-]+}/revoke", h: c.sessionRevoke},
+		{method: "POST", path: "/console/account/sessions/revoke-others", h: c.sessionsRevokeOthers},
 		{method: "POST", path: "/console/account/totp/confirm", h: c.totpConfirm},
 		{method: "POST", path: "/console/account/totp/disable", h: c.totpDisable},
+		{method: "POST", path: "/console/account/api-keys", h: c.apiKeyCreate},
+		{method: "POST", path: "/console/account/api-keys/" + id + "/revoke", h: c.apiKeyRevoke},
 
 		{method: "GET", path: "/console/users", perms: P(account.UsersView), h: c.usersList},
 		{method: "GET", path: "/console/users/new", perms: P(account.UsersCreate), h: c.userNew},
@@ -210,6 +232,9 @@ func (c *console) routes() []route {
 		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
 
 		{method: "GET", path: "/console/backups", h: c.backupsList},
+		{method: "GET", path: "/console/mail", h: c.mailList},
+		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
+		{method: "GET", path: "/console/audit", perms: P(account.AuditView), h: c.auditList},
 	}
 }
 

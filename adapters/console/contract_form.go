@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,38 @@ func contractEdit(v url.Values) (contract.Edit, error) {
 			*dst = optID(v, name, f)
 		}
 	}
+	if has("ownerId") {
+		e.OwnerID = idField(v, "ownerId", f) // empty keeps the owner
+	}
+	if has("noticeDays") {
+		e.NoticeDays = contract.Optional[int]{Set: true, Value: daysField(v, f)}
+	}
+	if has("autoRenew") {
+		e.AutoRenew = checked(v, "autoRenew")
+	}
 	return e, f.Err()
+}
+
+// daysField reads noticeDays: empty is none; the domain checks the range.
+func daysField(v url.Values, f domain.FieldErrors) *int {
+	s := strings.TrimSpace(v.Get("noticeDays"))
+	if s == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		f.Add("noticeDays", "noticeDays must be a whole number of days")
+		return nil
+	}
+	return &n
+}
+
+// checked reads a checkbox sent after a hidden "false" of the same name
+// (so an unticked box is told from an absent field): ticked when any
+// value is "true".
+func checked(v url.Values, name string) *bool {
+	b := slices.Contains(v[name], "true")
+	return &b
 }
 
 // contractNew reads the create form into the fields CreateContract uses.
@@ -91,6 +123,14 @@ func contractNew(v url.Values) (contract.Contract, error) {
 	c.StartDate, c.EndDate = dateField(v, "startDate", f), dateField(v, "endDate", f)
 	c.Amount = decimalField(v, "amount", f)
 	c.MatterID, c.ClientID, c.ProjectID = idField(v, "matterId", f), idField(v, "clientId", f), idField(v, "projectId", f)
+	if id := idField(v, "ownerId", f); id != nil {
+		if *id == 0 {
+			f.Add("ownerId", "ownerId must be a positive integer")
+		}
+		c.OwnerID = *id // empty: the creator
+	}
+	c.NoticeDays = daysField(v, f)
+	c.AutoRenew = *checked(v, "autoRenew")
 	return c, f.Err()
 }
 
@@ -117,6 +157,18 @@ func contractValues(c contract.Contract) url.Values {
 		if n != nil {
 			v.Set(name, strconv.FormatInt(*n, 10))
 		}
+	}
+	v.Set("ownerId", "")
+	if c.OwnerID != 0 {
+		v.Set("ownerId", strconv.FormatInt(c.OwnerID, 10))
+	}
+	v.Set("noticeDays", "")
+	if c.NoticeDays != nil {
+		v.Set("noticeDays", strconv.Itoa(*c.NoticeDays))
+	}
+	v["autoRenew"] = []string{"false"}
+	if c.AutoRenew {
+		v["autoRenew"] = []string{"false", "true"}
 	}
 	return v
 }

@@ -18,7 +18,7 @@ import (
 func TestContractFilterSameAsAPI(t *testing.T) {
 	s, b := adminBrowser(t)
 	names := []string{"Alpha lease", "Beta licence", "Gamma NDA"}
-	b.createContract(names[0], url.Values{"startDate": {"2025-01-10"}, "endDate": {"2026-01-10"}, "amount": {"100"}, "currency": {"aud"}, "matterId": {"7"}})
+	b.createContract(names[0], url.Values{"startDate": {"2025-01-10"}, "endDate": {"2026-01-10"}, "amount": {"100"}, "currency": {"aud"}, "matterId": {"7"}, "noticeDays": {"30"}})
 	b.createContract(names[1], url.Values{"contractType": {"LicenseAgreement"}, "startDate": {"2024-03-01"}, "amount": {"300"}, "clientId": {"9"}})
 	c := b.createContract(names[2], url.Values{"contractType": {"NonDisclosureAgreement"}, "amount": {"200"}, "projectId": {"4"}})
 	if r := b.post(fmt.Sprintf("/console/contracts/%d/status", c), url.Values{"status": {"Signed"}}); r.Status != http.StatusSeeOther {
@@ -44,6 +44,12 @@ func TestContractFilterSameAsAPI(t *testing.T) {
 		{query: "StartDateFrom=2025-01-01&StartDateTo=2025-12-31T23:59:59Z"},
 		{query: "EndDateFrom=2026-01-01&enddateto=2026-02-01"},
 		{query: "Limit=1&Offset=1&SortBy=createdAt"},
+		{query: "OwnerId=1"},
+		{query: "ownerid=2"},
+		{query: "NoticeDateFrom=2025-12-11&noticedateto=2025-12-11"},
+		{query: "NoticeDateTo=2026-01-09"},
+		{query: "OwnerId=me", bad: []string{"OwnerId"}},
+		{query: "NoticeDateFrom=2026-01-02&NoticeDateTo=2026-01-01", bad: []string{"NoticeDateTo"}},
 		{query: "Limit=99999999999999999999"},
 		{query: "Status=Nope", bad: []string{"Status"}},
 		{query: "ContractType=Lease", bad: []string{"ContractType"}},

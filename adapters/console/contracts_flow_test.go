@@ -215,6 +215,39 @@ func TestHomeCounters(t *testing.T) {
 	list := b.get(html.UnescapeString(m[1]))
 	is.True(strings.Contains(list.Body, "Showing 1–1 of 1"))
 	is.True(strings.Contains(list.Body, ">Ends in 10</a>"))
+
+	// Notice due: the caller's own contracts, not Draft, whose notice
+	// date (end date minus notice days) falls within 30 days.
+	is.True(strings.Contains(home.Body, "Yours, notice due within 30 days</a></dt><dd>1</dd>")) // "Ends in 10"
+	id := b.createContract("Notice in 20", url.Values{"endDate": {day(80)}, "noticeDays": {"60"}, "autoRenew": {"false", "true"}})
+	is.Equal(b.post(fmt.Sprintf("/console/contracts/%d/status", id), url.Values{"status": {"ContractDesign"}}).Status, http.StatusSeeOther)
+	b.createContract("Draft with notice", url.Values{"endDate": {day(5)}}) // a Draft: not counted
+	_, other := s.User(t, account.ContractCreate, account.ContractView)
+	r := s.Do(t, "POST", "/api/contracts", other, map[string]any{"contractName": "Someone else's", "endDate": day(5)}).Expect(t, 201, "other's")
+	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", int64(r.Map(t)["id"].(float64))), s.Admin(t), map[string]any{"status": "Signed"}).Expect(t, 200, "sign")
+	home = b.get("/console")
+	is.True(strings.Contains(home.Body, "Yours, notice due within 30 days</a></dt><dd>2</dd>"))
+	m = regexp.MustCompile(`href="([^"]+)">Yours, notice due within 30 days`).FindStringSubmatch(home.Body)
+	is.True(m != nil)
+	list = b.get(html.UnescapeString(m[1]))
+	is.True(strings.Contains(list.Body, "Showing 1–2 of 2"))
+	is.True(strings.Contains(list.Body, ">Notice in 20</a>"))
+	is.True(strings.Contains(list.Body, day(20)+` <span class="tag">auto-renews</span>`)) // the notice date, auto-renewing
+	is.True(!strings.Contains(list.Body, `<td data-label="Owner">—</td>`))                // the owner's name
+	detail := b.get(fmt.Sprintf("/console/contracts/%d", id)).Body
+	is.True(strings.Contains(detail, "<dt>Notice by</dt><dd>"+day(20)+" (60 days before the end)</dd>"))
+	is.True(strings.Contains(detail, "<dt>Renews automatically</dt><dd>Yes</dd>"))
+	is.True(regexp.MustCompile(`<dt>Owner</dt><dd><a href="/console/users/\d+">[^<]+</a></dd>`).MatchString(detail))
+
+	// The edit form keeps the fields, and an unticked box turns auto-renew off.
+	edit := url.Values{"contractName": {"Notice in 20"}, "noticeDays": {""}, "autoRenew": {"false"}, "ownerId": {""}}
+	is.Equal(b.post(fmt.Sprintf("/console/contracts/%d", id), edit).Status, http.StatusSeeOther)
+	detail = b.get(fmt.Sprintf("/console/contracts/%d", id)).Body
+	is.True(strings.Contains(detail, "<dt>Notice by</dt><dd>"+day(80)+"</dd>")) // no notice days: the end date
+	is.True(strings.Contains(detail, "<dt>Renews automatically</dt><dd>No</dd>"))
+	bad := b.post(fmt.Sprintf("/console/contracts/%d", id), url.Values{"contractName": {"x"}, "noticeDays": {"4000"}, "ownerId": {"999999"}})
+	is.Equal(bad.Status, http.StatusBadRequest)
+	is.True(strings.Contains(bad.Body, "ownerId must be an active user"))
 }
 
 func TestDocumentTooLarge(t *testing.T) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
+	"net/url"
 	"time"
 
 	"counsel/domain"
@@ -25,7 +27,7 @@ func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
 	d := homeData{Me: me, Permissions: p.Principal.Permissions.Names()}
 	if c.svc.Contracts != nil && p.Principal.Can(account.ContractView) {
 		var cs contractCounters
-		if cs.Drafts, cs.Waiting, cs.Expiring, err = c.svc.Contracts.Counters(r.Context()); err != nil {
+		if cs.Drafts, cs.Waiting, cs.Expiring, cs.NoticeDue, err = c.svc.Contracts.Counters(r.Context()); err != nil {
 			c.fail(w, r, p, err)
 			return
 		}
@@ -33,6 +35,10 @@ func (c *console) home(w http.ResponseWriter, r *http.Request, p *page) {
 		now := c.opts.Now().UTC()
 		d.ExpiringURL = "/console/contracts?Status=Signed&EndDateFrom=" + now.Format("2006-01-02") +
 			"&EndDateTo=" + now.Add(30*24*time.Hour).Format("2006-01-02") + "&SortBy=endDate&SortDesc=false"
+		// The same instants as the counter (contracts.NoticeFilter), so
+		// the list shows what was counted.
+		d.NoticeURL = fmt.Sprintf("/console/contracts?Status=ContractDesign,WaitingForClientSignature,Signed,Declined&OwnerId=%d&NoticeDateFrom=%s&NoticeDateTo=%s",
+			p.Principal.UserID, url.QueryEscape(now.Format(time.RFC3339)), url.QueryEscape(now.Add(30*24*time.Hour).Format(time.RFC3339)))
 	}
 	p.Data = d
 	c.render(w, r, 0, "home", p)
@@ -44,11 +50,12 @@ type homeData struct {
 	Permissions []string
 	Contracts   *contractCounters // nil without ContractView
 	ExpiringURL string            // the list of those ending soon
+	NoticeURL   string            // the list of the caller's contracts whose notice is due soon
 }
 
 // contractCounters are home's contract figures, each a link to the list
 // it counts.
-type contractCounters struct{ Drafts, Waiting, Expiring int64 }
+type contractCounters struct{ Drafts, Waiting, Expiring, NoticeDue int64 }
 
 // accountData is what "My account" shows besides the password form.
 type accountData struct {
@@ -57,6 +64,19 @@ type accountData struct {
 	QR       template.URL           // the QR code as a data: URL
 	QRBase64 string                 // the same PNG, carried by the confirm form
 	Recovery []string               // the recovery codes, shown once
+	// Keys are the caller's API keys (nil: the module is not wired);
+	// NewKey is a key just made, shown this once; KeyPerms are the
+	// permissions a new key may hold (the caller's).
+	Keys     []account.APIKey
+	KeysOn   bool
+	NewKey   string
+	KeyPerms []string
+	Sessions []account.Session // the caller's live sessions, newest first
+	Current  string            // the id of the session of this page
+	// PasskeysOn tells whether passkeys are offered; Passkeys are the
+	// caller's.
+	PasskeysOn bool
+	Passkeys   []account.Passkey
 }
 
 // accountPage loads the authenticator-app state into p.
@@ -67,6 +87,25 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 		return err
 	}
 	d.TOTP = st
+	if c.svc.APIKeys != nil {
+		if d.Keys, err = c.svc.APIKeys.MyAPIKeys(ctx); err != nil {
+			return err
+		}
+		d.KeysOn = true
+		d.KeyPerms = p.Principal.Permissions.Names()
+	}
+	if c.svc.Sessions != nil {
+		if d.Sessions, err = c.svc.Sessions.MySessions(ctx); err != nil {
+			return err
+		}
+		d.Current = p.Principal.SessionID
+	}
+	if c.svc.Passkeys != nil {
+		if d.Passkeys, err = c.svc.Passkeys.Passkeys(ctx); err != nil {
+			return err
+		}
+		d.PasskeysOn = true
+	}
 	if d.Enrol != nil {
 		// The PNG comes from our own TOTP adapter, base64 only: safe as a
 		// data: URL, which the CSP's img-src allows.
@@ -77,7 +116,8 @@ func (c *console) accountPage(ctx context.Context, p *page, d accountData) error
 	return nil
 }
 
-// accountShow is "My account": the password and the authenticator app.
+// accountShow is "My account": the password, the authenticator app and
+// the sessions.
 func (c *console) accountShow(w http.ResponseWriter, r *http.Request, p *page) {
 	if err := c.accountPage(r.Context(), p, accountData{}); err != nil {
 		c.fail(w, r, p, err)

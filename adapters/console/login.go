@@ -12,11 +12,13 @@ type loginData struct {
 	Email   string
 	IdP     bool
 	IdPName string
+	// Passkeys offers "Sign in with a passkey".
+	Passkeys bool
 }
 
 func (c *console) loginPage(p *page, step int) {
 	p.Title = "Sign in"
-	p.Data = loginData{Step: step, Email: p.V("email"), IdP: c.svc.IdP != nil, IdPName: c.opts.IdPName}
+	p.Data = loginData{Step: step, Email: p.V("email"), IdP: c.svc.IdP != nil, IdPName: c.opts.IdPName, Passkeys: c.svc.Passkeys != nil}
 }
 
 // loginShow is step one: the email.

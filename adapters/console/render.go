@@ -5,10 +5,12 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,7 +152,9 @@ var funcs = template.FuncMap{
 		}
 		return "No"
 	},
-	"itoa": func(n int64) string { return strconv.FormatInt(n, 10) },
+	"itoa":       func(n int64) string { return strconv.FormatInt(n, 10) },
+	"methodName": methodName,
+	"details":    details,
 	"amount": func(d *decimal.Decimal) string {
 		if d == nil {
 			return "—"
@@ -379,4 +383,43 @@ func money(d decimal.Decimal) string {
 		out = "-" + out
 	}
 	return out
+}
+
+// methodName is how a session signed in, in words.
+func methodName(m string) string {
+	switch m {
+	case account.MethodPassword:
+		return "Password and emailed code"
+	case account.MethodAuthenticator:
+		return "Password and authenticator app"
+	case account.MethodRecoveryCode:
+		return "Password and recovery code"
+	case account.MethodIdP:
+		return "Identity provider"
+	case account.MethodPasskey:
+		return "Passkey"
+	}
+	return m
+}
+
+// details writes an event's details as "name: value; ..." in name order.
+func details(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		v := d[k]
+		if l, ok := v.([]any); ok {
+			s := make([]string, len(l))
+			for j, x := range l {
+				s[j] = fmt.Sprint(x)
+			}
+			v = strings.Join(s, ", ")
+		}
+		parts[i] = fmt.Sprintf("%s: %v", k, v)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -18,18 +18,23 @@ func (s *server) accountRoutes() []route {
 			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 502}}},
 		{method: "POST", path: "/api/account/refresh-token", access: public, limited: true, handler: s.handleRefresh(),
 			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
-		{method: "POST", path: "/api/account/logout", access: authorized, handler: s.handleLogout(),
+		{method: "POST", path: "/api/account/logout", access: ownAccount, handler: s.handleLogout(),
 			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutInput"), errs: []int{400}}},
-		{method: "POST", path: "/api/account/reauthenticate", access: authorized, limited: true, module: true,
+		{method: "POST", path: "/api/account/reauthenticate", access: ownAccount, limited: true, module: true,
 			handler: s.need(s.svc.Reauth != nil, "re-authentication is", s.handleReauthenticate()),
-			op: op{summary: "Confirm it's you: renew this session's recent authentication with your password and second factor (an emailed code from get-otp, the app's code or a recovery code); factor changes need it within COUNSEL_REAUTH_WINDOW (401 for wrong credentials, counted toward the lockout)",
+			op: op{summary: "Confirm it's you: renew this session's recent authentication with your password and second factor (an emailed code from get-otp, the app's code or a recovery code), or with one of your passkeys (challengeId and credential); factor changes need it within COUNSEL_REAUTH_WINDOW (401 for wrong credentials, counted toward the lockout)",
 				tag: "account", body: ref("ReauthenticateInput"), resp: ref("ReauthenticationDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 403}}},
 	}
 }
 
+// reauthenticateIn is either the password and second factor, or a
+// passkey's assertion (challengeId from POST
+// /api/account/login/passkey/begin, and credential).
 type reauthenticateIn struct {
-	Password string `json:"password" required:"true"`
-	OTP      string `json:"otp" required:"true" doc:"the second factor: a code from get-otp, or with an authenticator app on, the app's current code or an unused recovery code"`
+	Password    string       `json:"password" doc:"with otp; required unless a passkey answers (challengeId and credential)"`
+	OTP         string       `json:"otp" doc:"the second factor: a code from get-otp, or with an authenticator app on, the app's current code or an unused recovery code"`
+	ChallengeID string       `json:"challengeId" doc:"a passkey instead: the challenge of POST /api/account/login/passkey/begin"`
+	Credential  webauthnJSON `json:"credential,omitempty" doc:"with challengeId: the PublicKeyCredential from navigator.credentials.get, of one of your passkeys"`
 }
 
 type reauthenticationDTO struct {
@@ -44,7 +49,13 @@ func (s *server) handleReauthenticate() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		res, err := s.svc.Reauth.Reauthenticate(r.Context(), in.Password, in.OTP)
+		var res account.Reauthentication
+		var err error
+		if in.ChallengeID != "" || len(in.Credential) > 0 {
+			res, err = s.reauthenticatePasskey(r.Context(), in)
+		} else {
+			res, err = s.svc.Reauth.Reauthenticate(r.Context(), in.Password, in.OTP)
+		}
 		if err == nil {
 			w.Header().Set("Cache-Control", "no-store")
 		}

@@ -27,6 +27,9 @@ var contractListParams = append([]param{
 	{"StartDateTo", dateInSchema(), "inclusive"},
 	{"EndDateFrom", dateInSchema(), "inclusive"},
 	{"EndDateTo", dateInSchema(), "inclusive"},
+	{"OwnerId", integer(), "the contracts this user owns"},
+	{"NoticeDateFrom", dateInSchema(), "inclusive; the notice date is endDate minus noticeDays"},
+	{"NoticeDateTo", dateInSchema(), "inclusive"},
 	{"SortBy", names("contractName", "startDate", "endDate", "amount", "createdAt", "updatedAt"), "default updatedAt; the id breaks ties; contracts without the sorted value come first ascending, last descending"},
 	{"SortDesc", boolean(), "default true"},
 }, pagingParams...)

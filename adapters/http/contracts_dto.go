@@ -29,6 +29,10 @@ type contractDTO struct {
 	DigitalContractSubmissionID *string      `json:"digitalContractSubmissionId" doc:"the latest signing submission id"`
 	CreatedAt                   Time         `json:"createdAt"`
 	UpdatedAt                   Time         `json:"updatedAt"`
+	OwnerID                     *int64       `json:"ownerId" doc:"the user answerable for the contract (default the creator); null only when unknown"`
+	NoticeDays                  *int         `json:"noticeDays" doc:"notice must be given this many days before endDate; null when not stated"`
+	AutoRenew                   bool         `json:"autoRenew"`
+	NoticeDate                  *Time        `json:"noticeDate" doc:"endDate minus noticeDays (endDate when noticeDays is null); null without endDate"`
 }
 
 type contractListDTO struct {
@@ -47,6 +51,11 @@ type contractListDTO struct {
 	ClientID  *int64       `json:"clientId"`
 	ProjectID *int64       `json:"projectId"`
 	UpdatedAt Time         `json:"updatedAt"`
+	OwnerID   *int64       `json:"ownerId"`
+	// autoRenew and noticeDate: docs/decisions.md §16 puts noticeDate in
+	// the list; autoRenew rides along so a list shows both key dates.
+	AutoRenew  bool  `json:"autoRenew"`
+	NoticeDate *Time `json:"noticeDate" doc:"endDate minus noticeDays (endDate when noticeDays is null); null without endDate"`
 }
 
 // optMoney writes an optional amount with exactly two decimals, as a
@@ -66,7 +75,16 @@ func toContract(c contract.Contract) contractDTO {
 		IsSigned: c.IsSigned, Comments: c.Comments, MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
 		DigitalContractID: nonEmpty(c.DigitalContractID), DigitalContractSubmissionID: nonEmpty(c.DigitalContractSubmissionID),
 		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
+		OwnerID: ownerID(c.OwnerID), NoticeDays: c.NoticeDays, AutoRenew: c.AutoRenew, NoticeDate: timePtr(c.NoticeDate()),
 	}
+}
+
+// ownerID is ownerId: null for none (0).
+func ownerID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 func toContractListItem(c contract.Contract) contractListDTO {
@@ -75,6 +93,7 @@ func toContractListItem(c contract.Contract) contractListDTO {
 		StartDate: timePtr(c.StartDate), EndDate: timePtr(c.EndDate), Amount: optMoney(c.Amount), Currency: c.Currency,
 		IsSigned: c.IsSigned, IsDigital: c.IsDigital(), MatterID: c.MatterID, ClientID: c.ClientID, ProjectID: c.ProjectID,
 		UpdatedAt: Time(c.UpdatedAt),
+		OwnerID:   ownerID(c.OwnerID), AutoRenew: c.AutoRenew, NoticeDate: timePtr(c.NoticeDate()),
 	}
 }
 

@@ -40,18 +40,21 @@ type (
 // ignores status, isSigned, the UUID and the digital ids: the service
 // sets them.
 type contractIn struct {
-	ContractName        textIn   `json:"contractName" doc:"required on creation: not blank, at most 200 characters"`
-	ContractDescription textIn   `json:"contractDescription" doc:"at most 20000 characters"`
-	ContractType        codeIn   `json:"contractType" names:"ContractType" doc:"default Other; null is refused on a change"`
-	Status              codeIn   `json:"status" names:"ContractStatus" doc:"ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses"`
-	StartDate           dateIn   `json:"startDate"`
-	EndDate             dateIn   `json:"endDate" doc:"not before startDate"`
-	Amount              numberIn `json:"amount" doc:">= 0, below 10^15; rounded half away from zero to 2 decimals"`
-	Currency            textIn   `json:"currency" doc:"a 3-letter ISO 4217 code (upper-cased)"`
-	Comments            textIn   `json:"comments" doc:"at most 20000 characters"`
-	MatterID            idIn     `json:"matterId"`
-	ClientID            idIn     `json:"clientId"`
-	ProjectID           idIn     `json:"projectId"`
+	ContractName        textIn    `json:"contractName" doc:"required on creation: not blank, at most 200 characters"`
+	ContractDescription textIn    `json:"contractDescription" doc:"at most 20000 characters"`
+	ContractType        codeIn    `json:"contractType" names:"ContractType" doc:"default Other; null is refused on a change"`
+	Status              codeIn    `json:"status" names:"ContractStatus" doc:"ignored on creation (always Draft); a change goes through the state machine: an illegal one is a 409 naming both statuses"`
+	StartDate           dateIn    `json:"startDate"`
+	EndDate             dateIn    `json:"endDate" doc:"not before startDate"`
+	Amount              numberIn  `json:"amount" doc:">= 0, below 10^15; rounded half away from zero to 2 decimals"`
+	Currency            textIn    `json:"currency" doc:"a 3-letter ISO 4217 code (upper-cased)"`
+	Comments            textIn    `json:"comments" doc:"at most 20000 characters"`
+	MatterID            idIn      `json:"matterId"`
+	ClientID            idIn      `json:"clientId"`
+	ProjectID           idIn      `json:"projectId"`
+	OwnerID             idIn      `json:"ownerId" doc:"an active user; default the creator; null is refused on a change"`
+	NoticeDays          idIn      `json:"noticeDays" doc:"0..3650 or null: notice must be given that many days before endDate"`
+	AutoRenew           Opt[bool] `json:"autoRenew" doc:"default false"`
 }
 
 // statusChangeIn is the body of a status change of several contracts.
@@ -178,6 +181,30 @@ func (f idIn) id(name string, e domain.FieldErrors) contract.Optional[int64] {
 	return contract.Some(v)
 }
 
+// owner reads ownerId, a positive integer id.
+func owner(f idIn, e domain.FieldErrors) contract.Optional[int64] {
+	o := f.id("ownerId", e)
+	if o.Value != nil && *o.Value <= 0 {
+		e.Add("ownerId", "ownerId must be a positive integer")
+		return contract.Optional[int64]{}
+	}
+	return o
+}
+
+// noticeDays reads noticeDays, a nullable integer; the range is the
+// domain's to check.
+func noticeDays(f idIn, e domain.FieldErrors) contract.Optional[int] {
+	o := f.id("noticeDays", e)
+	if !o.Set || o.Value == nil {
+		return contract.Optional[int]{Set: o.Set}
+	}
+	n := *o.Value
+	if n < -1 || n > contract.MaxNoticeDays+1 {
+		n = contract.MaxNoticeDays + 1 // out of range either way, without overflowing int
+	}
+	return contract.Some(int(n))
+}
+
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
@@ -200,6 +227,9 @@ func (in contractIn) contract() (contract.Contract, error) {
 		MatterID:    in.MatterID.id("matterId", e).Value,
 		ClientID:    in.ClientID.id("clientId", e).Value,
 		ProjectID:   in.ProjectID.id("projectId", e).Value,
+		OwnerID:     deref(owner(in.OwnerID, e).Value), // absent or null: the creator
+		NoticeDays:  noticeDays(in.NoticeDays, e).Value,
+		AutoRenew:   deref(optBool(in.AutoRenew, "autoRenew", e)),
 	}
 	if t := in.ContractType.contractType(e); t != nil {
 		c.Type = *t
@@ -223,6 +253,12 @@ func (in contractIn) edit() (contract.Edit, error) {
 		ProjectID:   in.ProjectID.id("projectId", e),
 		Status:      in.Status.status("status", e),
 		Type:        in.ContractType.contractType(e),
+		OwnerID:     owner(in.OwnerID, e).Value,
+		NoticeDays:  noticeDays(in.NoticeDays, e),
+		AutoRenew:   optBool(in.AutoRenew, "autoRenew", e),
+	}
+	if in.OwnerID.null() {
+		e.Add("ownerId", "ownerId cannot be null")
 	}
 	if in.ContractType.null() {
 		e.Add("contractType", "contractType cannot be null")

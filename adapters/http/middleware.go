@@ -16,23 +16,27 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/ports"
 
 	"github.com/gorilla/mux"
 )
 
 func muxVars(r *http.Request) map[string]string { return mux.Vars(r) }
 
-type ctxKey int
-
-// requestKey holds the request's *observed: its id, and its route once a
-// route matched. One context value (and one allocation with the status
-// writer) serves both, since every API request passes here.
-const requestKey ctxKey = 0
+// The context holds the request's *observed as its ports.RequestSource:
+// its id, its route once a route matched, and what changes record of the
+// request (ports.Request, computed only when asked). One context value
+// (and one allocation with the status writer) serves all three, since
+// every API request passes here.
+func observedOf(ctx context.Context) (*observed, bool) {
+	o, ok := ports.RequestSourceOf(ctx).(*observed)
+	return o, ok
+}
 
 // named records the route template for the log line.
 func named(path string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o, ok := r.Context().Value(requestKey).(*observed); ok {
+		if o, ok := observedOf(r.Context()); ok {
 			o.route = path
 		}
 		next.ServeHTTP(w, r)
@@ -41,7 +45,7 @@ func named(path string, next http.Handler) http.Handler {
 
 // requestID returns the id of the request in ctx.
 func requestID(ctx context.Context) string {
-	if o, ok := ctx.Value(requestKey).(*observed); ok {
+	if o, ok := observedOf(ctx); ok {
 		return o.id
 	}
 	return ""
@@ -75,6 +79,13 @@ type observed struct {
 	bytes  int64
 	id     string
 	route  string
+	req    *http.Request
+	srv    *server
+}
+
+// Request implements ports.RequestSource.
+func (w *observed) Request() ports.Request {
+	return ports.Request{IP: w.srv.clientAddr(w.req), UserAgent: w.req.Header.Get("User-Agent"), RequestID: w.id}
 }
 
 func (w *observed) WriteHeader(code int) {
@@ -111,8 +122,8 @@ func (s *server) observe(next http.Handler) http.Handler {
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		sw := &observed{ResponseWriter: w, id: id, route: "unmatched"}
-		ctx := context.WithValue(r.Context(), requestKey, sw)
+		sw := &observed{ResponseWriter: w, id: id, route: "unmatched", req: r, srv: s}
+		ctx := ports.WithRequest(r.Context(), sw)
 		r = r.WithContext(ctx)
 		h := w.Header()
 		// The keys are canonical already: Set would canonicalize them again.
@@ -171,15 +182,19 @@ func (s *server) cors(next http.Handler) http.Handler {
 }
 
 // access is a route's permission level: public, any authenticated user,
-// or named permissions (all of them).
+// or named permissions (all of them). An own-account route changes how
+// its caller signs in or is signed in, which only a session may do: an
+// API key is refused there (docs/decisions.md §17).
 type access struct {
-	public bool
-	perms  []account.Permission
+	public  bool
+	session bool
+	perms   []account.Permission
 }
 
 var (
 	public     = access{public: true}
 	authorized = access{}
+	ownAccount = access{session: true}
 )
 
 // perm is the level that needs every one of ps.
@@ -209,12 +224,16 @@ func (s *server) guard(a access, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok, ok := bearer(r)
 		if !ok {
-			s.fail(w, r, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required: send Authorization: Bearer <accessToken>"})
+			s.fail(w, r, &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required: send Authorization: Bearer <accessToken or API key>"})
 			return
 		}
 		p, err := s.svc.Accounts.Authenticate(r.Context(), tok)
 		if err != nil {
 			s.fail(w, r, err)
+			return
+		}
+		if a.session && p.ViaAPIKey() {
+			s.fail(w, r, account.ErrAPIKeyAccount)
 			return
 		}
 		for _, need := range a.perms {

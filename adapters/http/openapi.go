@@ -148,6 +148,7 @@ const (
 	kindDownload        // a stored document: PDF, DOCX or other bytes, with ranges and validators
 	kindFile            // a document through a signer's link: bytes without ranges
 	kindPage            // an HTML page; its own errors are HTML pages too
+	kindExport          // a stream of records: JSON lines or CSV, as the format parameter asks
 )
 
 // param is a query parameter.

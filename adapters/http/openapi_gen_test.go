@@ -39,7 +39,7 @@ func TestOpenAPIDocumentCurrent(t *testing.T) {
 // tags describes every tag an operation may name.
 var tags = []struct{ name, desc string }{
 	{"system", "Health, readiness, keys and this reference."},
-	{"account", "Sign-in with email, password and one-time password or an identity provider, token refresh and sign-out."},
+	{"account", "Sign-in with email, password and one-time password or an identity provider, token refresh, sessions and sign-out."},
 	{"roles", "Permissions, roles and the roles of users."},
 	{"users", "User administration, the current user and offering reviewers."},
 	{"offices", "The firm's offices."},
@@ -47,6 +47,7 @@ var tags = []struct{ name, desc string }{
 	{"contracts", "Contracts: listing, editing, the status machine, history and documents."},
 	{"signing", "Digital signing of contracts through DocuSeal or the embedded signer, and the provider's webhook."},
 	{"signing pages", "The embedded signer's HTML pages for signers, who have no account."},
+	{"audit", "Security and administration events: who did what, when, from where."},
 }
 
 // headerDocs describes the response headers operations declare.
@@ -81,6 +82,8 @@ func accessText(a access) string {
 	switch {
 	case a.public:
 		return "Public: no token needed."
+	case a.session:
+		return "Any signed-in user (access token; an API key is refused: 403)."
 	case len(a.perms) == 0:
 		return "Any signed-in user (bearer token)."
 	default:
@@ -127,11 +130,16 @@ func (s *server) openAPI() []byte {
 			"x-permission": rt.access.String(),
 			"responses":    responses(rt),
 		}
-		// Every operation names its security: the bearer scheme, or none
-		// (an empty list) for a public one.
+		// Every operation names its security: an access token or an API
+		// key (both bearer schemes), only an access token on routes that
+		// change the caller's account, or none (an empty list) for a
+		// public one.
 		entry["security"] = []js{}
-		if !rt.access.public {
+		switch {
+		case rt.access.session:
 			entry["security"] = []js{{"bearer": []string{}}}
+		case !rt.access.public:
+			entry["security"] = []js{{"bearer": []string{}}, {"apiKey": []string{}}}
 		}
 		var params []js
 		for _, m := range pathVar.FindAllStringSubmatch(rt.path, -1) {
@@ -182,8 +190,12 @@ func (s *server) openAPI() []byte {
 		"tags":      tagList,
 		"paths":     paths,
 		"components": js{
-			"schemas":         s.schemas(),
-			"securitySchemes": js{"bearer": js{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "the accessToken of a sign-in or refresh"}},
+			"schemas": s.schemas(),
+			"securitySchemes": js{
+				"bearer": js{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "the accessToken of a sign-in or refresh"},
+				"apiKey": js{"type": "http", "scheme": "bearer", "bearerFormat": "cnsl_ API key",
+					"description": "an API key from POST /api/account/api-keys (cnsl_...): acts as its creator within the key's permissions; refused (403) on routes that change the account"},
+			},
 		},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -264,6 +276,9 @@ func responses(rt route) js {
 		}
 	case kindPage:
 		okEntry["content"] = js{"text/html": js{"schema": str()}}
+	case kindExport:
+		okEntry["content"] = js{"application/x-ndjson": js{"schema": str()}, "text/csv": js{"schema": str()}}
+		withHeaders(okEntry, true, "Content-Disposition")
 	default:
 		if o.resp != nil {
 			ct := o.respType
@@ -281,7 +296,7 @@ func responses(rt route) js {
 	codes := append([]int{}, o.errs...)
 	if !rt.access.public {
 		codes = append(codes, http.StatusUnauthorized)
-		if len(rt.access.perms) > 0 {
+		if len(rt.access.perms) > 0 || rt.access.session {
 			codes = append(codes, http.StatusForbidden)
 		}
 	}

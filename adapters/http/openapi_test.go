@@ -48,7 +48,15 @@ func TestOpenAPIDocumentValid(t *testing.T) {
 		if rt.access.public {
 			is.Equal(len(*o.Security), 0) // none: security: []
 		} else {
-			is.True(len(*o.Security) == 1) // the bearer scheme is named
+			_, token := (*o.Security)[0]["bearer"]
+			is.True(token) // the access token's scheme is named first
+			if rt.access.session {
+				is.Equal(len(*o.Security), 1) // an API key may not change the account
+			} else {
+				is.Equal(len(*o.Security), 2) // an access token or an API key
+				_, key := (*o.Security)[1]["apiKey"]
+				is.True(key)
+			}
 			is.True(o.Responses.Value("401").Value.Headers["WWW-Authenticate"] != nil)
 		}
 		if rt.op.ok == 201 {

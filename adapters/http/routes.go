@@ -22,6 +22,9 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.systemRoutes()...)
 	rs = append(rs, s.accountRoutes()...)
 	rs = append(rs, s.totpRoutes()...)
+	rs = append(rs, s.apiKeyRoutes()...)
+	rs = append(rs, s.sessionRoutes()...)
+	rs = append(rs, s.passkeyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
 	rs = append(rs, s.signPageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
@@ -31,6 +34,9 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.signingRoutes()...)
 	rs = append(rs, s.evidenceRoutes()...)
 	rs = append(rs, s.backupRoutes()...)
+	rs = append(rs, s.calendarRoutes()...)
+	rs = append(rs, s.mailRoutes()...)
+	rs = append(rs, s.auditRoutes()...)
 	return rs
 }
 

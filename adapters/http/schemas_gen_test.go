@@ -52,6 +52,14 @@ func components() []component {
 		c("TotpConfirmInput", typeOf[totpConfirmIn]()),
 		c("TotpRecoveryCodesDto", typeOf[totpRecoveryCodesDTO]()),
 		c("TotpDisableInput", typeOf[totpDisableIn]()),
+		c("ApiKeyInput", typeOf[apiKeyIn]()),
+		c("ApiKeyDto", typeOf[apiKeyDTO]()),
+		c("ApiKeyCreatedDto", typeOf[apiKeyCreatedDTO]()),
+		c("ApiKeyListDto", typeOf[apiKeyListDTO]()),
+		c("AuditEventDto", typeOf[auditEventDTO]()),
+		c("AuditEventPageDto", typeOf[page[auditEventDTO]]()),
+		c("SessionDto", typeOf[sessionDTO]()),
+		c("SessionListDto", typeOf[sessionListDTO]()),
 		c("RoleDto", typeOf[roleDTO]()),
 		c("RoleInput", typeOf[roleIn]()),
 		c("AddressDto", typeOf[addressDTO]()),
@@ -83,6 +91,7 @@ func components() []component {
 		c("ContractStatusResultsDto", typeOf[statusResultsDTO]()),
 		c("ContractHistoryEntryDto", typeOf[historyDTO]()),
 		c("ContractHistoryEntryPageDto", typeOf[page[historyDTO]]()),
+		c("MailPageDto", typeOf[page[mailDTO]]()),
 		c("ContractDocumentDto", typeOf[documentDTO]()),
 		c("ContractDocumentListDto", typeOf[documentListDTO]()),
 		c("SigningSubmitterDto", typeOf[signingSubmitterDTO]()),
@@ -99,6 +108,12 @@ func components() []component {
 		c("SigningWebhookResultDto", typeOf[webhookResultDTO]()),
 		c("ReauthenticateInput", typeOf[reauthenticateIn]()),
 		c("ReauthenticationDto", typeOf[reauthenticationDTO]()),
+		c("PasskeyBeginDto", typeOf[passkeyBeginDTO]()),
+		c("PasskeyDto", typeOf[passkeyDTO]()),
+		c("PasskeyListDto", typeOf[passkeyListDTO]()),
+		c("PasskeyRegisterInput", typeOf[passkeyRegisterIn]()),
+		c("PasskeyRenameInput", typeOf[passkeyRenameIn]()),
+		c("PasskeyLoginInput", typeOf[passkeyLoginIn]()),
 	}
 }
 
@@ -133,6 +148,7 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 var (
 	timeType     = typeOf[Time]()
 	numberType   = typeOf[json.Number]()
+	rawJSONType  = typeOf[json.RawMessage]()
 	numberInType = typeOf[numberIn]()
 	dateInType   = typeOf[dateIn]()
 	templateType = typeOf[templateIDIn]()
@@ -204,6 +220,8 @@ func schemaOfType(root reflect.Type, names map[reflect.Type]string) (js, error) 
 		switch {
 		case t == timeType:
 			*s = openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "date-time"}
+		case t == rawJSONType:
+			*s = openapi3.Schema{Type: &openapi3.Types{"object"}}
 		case t == numberType:
 			*s = openapi3.Schema{Type: &openapi3.Types{"number"}, Format: "double"}
 		case t == numberInType:

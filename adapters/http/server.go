@@ -46,11 +46,23 @@ type Services struct {
 	Evidence ports.EvidenceService
 	// TOTP is the caller's authenticator-app enrolment (totp.go).
 	TOTP ports.TOTPService
+	// Audit reads the security events (audit.go); nil answers 501.
+	Audit ports.AuditService
+	// Sessions is the caller's own sessions (sessions.go).
+	Sessions ports.SessionService
+	// Passkeys is passkeys (passkeys.go); nil answers 501.
+	Passkeys ports.PasskeyService
 	// Reauth is recent authentication (POST /api/account/reauthenticate).
 	Reauth ports.Reauthenticator
+	// APIKeys are machine clients' keys (apikeys.go).
+	APIKeys ports.APIKeyService
 	// Backups lists the scheduled backups to system administrators
 	// (backups.go).
 	Backups ports.BackupService
+	// Mail is the mail outbox for system administrators (mail.go).
+	Mail ports.MailService
+	// Calendar is the personal calendar feed (calendar.go).
+	Calendar ports.CalendarService
 	// Ready reports whether the service can serve (the database answers).
 	Ready func(ctx context.Context) error
 	// Console is the browser console, mounted at /console (and / redirects
@@ -186,7 +198,8 @@ func (s *server) mountConsole(console http.Handler) {
 	s.router.PathPrefix("/console").Handler(named("/console", capBody(s.opts.MaxBody,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r.Header.Del(RateLimitedHeader)
-			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify") {
+			if r.Method == http.MethodPost && (r.URL.Path == "/console/login" || r.URL.Path == "/console/login/verify" ||
+				r.URL.Path == "/console/login/passkey" || r.URL.Path == "/console/login/passkey/begin") {
 				if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
 					r.Header.Set(RateLimitedHeader, strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 				}

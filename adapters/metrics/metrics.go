@@ -147,7 +147,7 @@ func New(opts Options) *Registry {
 	for _, o := range []string{ports.OutcomeSuccess, ports.OutcomeFailure, ports.OutcomeReused, ports.OutcomeError} {
 		r.refreshes.WithLabelValues(o)
 	}
-	for _, m := range []string{account.MethodPassword, account.MethodIdP} {
+	for _, m := range []string{account.MethodPassword, account.MethodIdP, account.MethodPasskey} {
 		for _, o := range []string{ports.OutcomeSuccess, ports.OutcomeFailure, ports.OutcomeError} {
 			r.signIns.WithLabelValues(m, o)
 		}

@@ -13,12 +13,17 @@ import (
 )
 
 // AccountStore implements ports.AccountStore.
-type AccountStore struct{ db *DB }
+type AccountStore struct {
+	sqlrow.SessionStore
+	db *DB
+}
 
 var _ ports.AccountStore = (*AccountStore)(nil)
 
 // NewAccountStore returns the account store of db.
-func NewAccountStore(db *DB) *AccountStore { return &AccountStore{db: db} }
+func NewAccountStore(db *DB) *AccountStore {
+	return &AccountStore{db: db, SessionStore: sqlrow.SessionStore{E: engine{db: db}}}
+}
 
 // CredentialsByEmail implements ports.AccountStore.
 func (s *AccountStore) CredentialsByEmail(ctx context.Context, email string) (account.Credentials, error) {

@@ -16,10 +16,14 @@ func NewBackupLog(db *DB) *BackupLog { return &BackupLog{db: db} }
 
 // AddBackupRun implements ports.BackupLog.
 func (l *BackupLog) AddBackupRun(ctx context.Context, r ports.BackupRun) error {
-	_, err := l.db.read().exec(ctx, `INSERT INTO backup_runs (name, created_at, size, ok, error) VALUES (?, ?, ?, ?, ?)
+	// The write transaction, so the run's effects (its security event)
+	// commit with it.
+	return l.db.tx(ctx, func(x q) error {
+		_, err := x.exec(ctx, `INSERT INTO backup_runs (name, created_at, size, ok, error) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, size = excluded.size, ok = excluded.ok, error = excluded.error`,
-		r.Name, r.CreatedAt, r.Size, r.OK, r.Error)
-	return err
+			r.Name, r.CreatedAt, r.Size, r.OK, r.Error)
+		return err
+	})
 }
 
 // BackupRuns implements ports.BackupLog.

@@ -129,16 +129,21 @@ func NewContractStore(db *DB) *ContractStore {
 
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
-	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
+	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at,
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
+	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 type contractRow struct {
 	amount       *int64
 	typ, status  int16
 	start, end   *time.Time
 	created, upd time.Time
+	owner        *int64
+	noticeDays   *int32
+	ownerName    *string
 }
 
 func (r *contractRow) fill(c *contract.Contract) {
@@ -149,6 +154,16 @@ func (r *contractRow) fill(c *contract.Contract) {
 		c.Amount = &a
 	}
 	c.CreatedAt, c.UpdatedAt = utc(r.created), utc(r.upd)
+	if r.owner != nil {
+		c.OwnerID = *r.owner
+	}
+	if r.ownerName != nil {
+		c.OwnerName = *r.ownerName
+	}
+	if r.noticeDays != nil {
+		n := int(*r.noticeDays)
+		c.NoticeDays = &n
+	}
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -158,7 +173,8 @@ func scanContract(s scanner) (contract.Contract, error) {
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
 		&c.Currency, &c.IsSigned, &c.Comments, &c.MatterID, &c.ClientID, &c.ProjectID,
-		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.upd)
+		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.upd,
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }
@@ -167,7 +183,8 @@ func scanListItem(s scanner) (contract.Contract, error) {
 	var c contract.Contract
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &c.MatterID, &c.ClientID, &c.ProjectID, &c.DigitalContractID, &r.upd)
+		&c.IsSigned, &c.MatterID, &c.ClientID, &c.ProjectID, &c.DigitalContractID, &r.upd,
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }
@@ -206,12 +223,30 @@ func contractValues(c contract.Contract) ([]any, error) {
 	}
 	return []any{c.Name, c.Description, int16(c.Type), int16(c.Status), nullTime(c.StartDate), nullTime(c.EndDate), amount,
 		c.Currency, c.IsSigned, c.Comments, c.MatterID, c.ClientID, c.ProjectID,
-		c.DigitalContractID, c.DigitalContractSubmissionID, searchText(c), c.UpdatedAt}, nil
+		c.DigitalContractID, c.DigitalContractSubmissionID, searchText(c), c.UpdatedAt,
+		nullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullTime(c.NoticeDate())}, nil
+}
+
+// nullDays is noticeDays as a column value.
+func nullDays(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int32(*p)
+}
+
+// nullOwner is ownerId as a column value (NULL for none).
+func nullOwner(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
 
 const contractWriteCols = `contract_name, contract_description, contract_type, status, start_date, end_date, amount,
 	currency, is_signed, comments, matter_id, client_id, project_id,
-	digital_contract_id, digital_contract_submission_id, search_text, updated_at`
+	digital_contract_id, digital_contract_submission_id, search_text, updated_at,
+	owner_id, notice_days, auto_renew, notice_date`
 
 // CreateContract implements ports.ContractStore.
 func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
@@ -630,8 +665,8 @@ func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, ev
 }
 
 // ImportContracts inserts many contracts in one transaction, each with a
-// created entry by user userID at its CreatedAt (imports and benchmark
-// seeding), through COPY.
+// created entry by user userID at its CreatedAt (and userID its owner
+// unless it names one; imports and benchmark seeding), through COPY.
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
 	if len(cs) == 0 {
 		return nil
@@ -648,6 +683,9 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 		rows := make([][]any, len(cs))
 		audit := make([][]any, len(cs))
 		for i, c := range cs {
+			if c.OwnerID == 0 {
+				c.OwnerID = userID
+			}
 			vals, err := contractValues(c)
 			if err != nil {
 				return err

@@ -298,7 +298,13 @@ func (db *DB) tx(ctx context.Context, fn func(q) error) error {
 			if written, err = fx.Pending(); err != nil || len(written) == 0 {
 				return err
 			}
-			return sqlrow.WriteEffects(ctx, q{c: tx}, dialect{}, db.Now(), written)
+			if err := sqlrow.WriteEffects(ctx, q{c: tx}, dialect{}, db.Now(), written); err != nil {
+				return err
+			}
+			if queuesMail(written) { // other instances' outbox workers start at once
+				return notify(ctx, q{c: tx}, changedMail)
+			}
+			return nil
 		})
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "40001") {

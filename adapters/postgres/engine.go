@@ -34,3 +34,7 @@ func (e engine) WriteTx(ctx context.Context, fn func(sqlrow.Querier) error) erro
 func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.profileTx(ctx, func(x q) error { return fn(x) })
 }
+
+func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.db.accessTx(ctx, func(x q) error { return fn(x) })
+}

@@ -47,6 +47,7 @@ func (s *IdentityStore) ProvisionUser(ctx context.Context, u account.NewUser, is
 		if id, err = createUser(ctx, x, u, at); err != nil {
 			return err
 		}
+		ports.Created(ctx, id)
 		return sqlrow.InsertIdentity(ctx, x, dialect{}, id, issuer, subject, u.Email, at)
 	})
 	if err != nil {

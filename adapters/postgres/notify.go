@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"counsel/ports"
+)
 
 // channel is the LISTEN/NOTIFY channel on which instances tell each other
 // what changed.
@@ -15,7 +19,23 @@ const (
 	// changedPrincipals: a session was revoked or a user's roles or
 	// permissions changed; cached principals must be checked again.
 	changedPrincipals = "principals"
+	// changedMail: mail was queued in the outbox; outbox workers claim it.
+	// It invalidates nothing.
+	changedMail = "mail"
 )
+
+// ChangedMail is the payload Listen passes on when mail was queued.
+const ChangedMail = changedMail
+
+// queuesMail reports whether effects hold mail.
+func queuesMail(effects []ports.Effect) bool {
+	for _, e := range effects {
+		if _, ok := e.(ports.Mail); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // notify sends payload on channel with the transaction of x: PostgreSQL
 // delivers it at commit, and never for a rollback.

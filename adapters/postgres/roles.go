@@ -60,6 +60,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 			strings.TrimSpace(in.Name), in.IsSystemAdmin, in.IsDefaultRole).Scan(&id); err != nil {
 			return fmt.Errorf("create role: %w", sqlrow.RoleNameTaken(formatError(err)))
 		}
+		ports.Created(ctx, id)
 		var err error
 		r, err = loadRole(ctx, x, id)
 		return err

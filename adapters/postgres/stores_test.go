@@ -35,7 +35,7 @@ func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
 		Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
 		Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()),
+		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: NewAuditStore(db),
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
 			err = db.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 			return n, err
@@ -54,6 +54,34 @@ func TestRotationAgrees(t *testing.T) {
 	porttest.RotationSuite(t, stores(t, db))
 	is.Equal(db.refreshes.undone.Load(), int64(2)) // the failed and the stricter decision
 	is.True(db.refreshes.wrote.Load() >= 3)        // and the rotations the domain approves
+}
+
+// TestAPIKeyStorePort runs the API key store suite on PostgreSQL.
+func TestAPIKeyStorePort(t *testing.T) {
+	pgtest.Skip(t)
+	porttest.APIKeyStore(t, func(t *testing.T) porttest.APIKeyStores {
+		db := openDB(t)
+		accounts := NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		users := NewUserStore(db)
+		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts,
+			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
+	})
+}
+
+// TestPasskeyStorePort runs the passkey store suite on PostgreSQL.
+func TestPasskeyStorePort(t *testing.T) {
+	pgtest.Skip(t)
+	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
+		db := openDB(t)
+		accounts := NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts}
+	})
 }
 
 // TestTOTPStorePort runs the authenticator-app store suite on PostgreSQL.

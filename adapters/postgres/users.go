@@ -350,7 +350,11 @@ func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Offic
 	err := s.db.profileTx(ctx, func(x q) error {
 		now := s.db.Now()
 		args := append(sqlrow.OfficeArgs(o), now, now)
-		return x.row(ctx, `INSERT INTO offices (`+sqlrow.OfficeWriteCols+`, created_at, updated_at) VALUES (`+placeholders(len(args))+`) RETURNING id`, args...).Scan(&o.ID)
+		if err := x.row(ctx, `INSERT INTO offices (`+sqlrow.OfficeWriteCols+`, created_at, updated_at) VALUES (`+placeholders(len(args))+`) RETURNING id`, args...).Scan(&o.ID); err != nil {
+			return err
+		}
+		ports.Created(ctx, o.ID)
+		return nil
 	})
 	if err != nil {
 		return o, fmt.Errorf("create office %q: %w", o.Name, err)

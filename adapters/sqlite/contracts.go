@@ -35,13 +35,16 @@ func NewContractStore(db *DB) *ContractStore {
 // contractColumns are the columns scanContract reads, in order.
 const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
 	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
-	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at`
+	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at,
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 // contractRow holds the nullable columns while scanning.
 type contractRow struct {
 	start, end, amount            sql.NullInt64
 	matter, client, project       sql.NullInt64
 	typ, status, created, updated int64
+	owner, noticeDays             sql.NullInt64
+	ownerName                     sql.NullString
 }
 
 func (r *contractRow) fill(c *contract.Contract) {
@@ -53,6 +56,11 @@ func (r *contractRow) fill(c *contract.Contract) {
 	}
 	c.MatterID, c.ClientID, c.ProjectID = nullID(r.matter), nullID(r.client), nullID(r.project)
 	c.CreatedAt, c.UpdatedAt = fromMs(r.created), fromMs(r.updated)
+	c.OwnerID, c.OwnerName = r.owner.Int64, r.ownerName.String
+	if r.noticeDays.Valid {
+		n := int(r.noticeDays.Int64)
+		c.NoticeDays = &n
+	}
 }
 
 func nullID(v sql.NullInt64) *int64 {
@@ -68,7 +76,8 @@ func scanContract(s rowScanner) (contract.Contract, error) {
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
 		&c.Currency, &c.IsSigned, &c.Comments, &r.matter, &r.client, &r.project,
-		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.updated)
+		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.updated,
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }
@@ -104,11 +113,28 @@ func nullInt(p *int64) any {
 	return *p
 }
 
+// nullDays is noticeDays as a column value.
+func nullDays(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return int64(*p)
+}
+
+// nullOwner is ownerId as a column value (NULL for none).
+func nullOwner(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
 // insertContractColumns are the columns a new contract is written with,
 // in the order of insertContractArgs.
 var insertContractColumns = strings.Fields(`uuid contract_name contract_description contract_type status
 	start_date end_date amount currency is_signed comments matter_id client_id project_id
-	digital_contract_id digital_contract_submission_id is_digital created_at updated_at`)
+	digital_contract_id digital_contract_submission_id is_digital created_at updated_at
+	owner_id notice_days auto_renew notice_date`)
 
 // insertContractSQL inserts a contract; insertContractArgs are its
 // arguments.
@@ -120,7 +146,8 @@ var insertContractSQL = `INSERT INTO contracts (` + strings.Join(insertContractC
 func insertContractArgs(c contract.Contract, amount any) []any {
 	return []any{c.UUID, c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount,
 		c.Currency, c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt)}
+		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.CreatedAt), ms(c.UpdatedAt),
+		nullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullMs(c.NoticeDate())}
 }
 
 // CreateContract implements ports.ContractStore.
@@ -173,7 +200,7 @@ func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c 
 const updateContractSQL = `UPDATE contracts SET contract_name = ?, contract_description = ?, contract_type = ?,
 		status = ?, start_date = ?, end_date = ?, amount = ?, currency = ?, is_signed = ?, comments = ?,
 		matter_id = ?, client_id = ?, project_id = ?, digital_contract_id = ?, digital_contract_submission_id = ?,
-		is_digital = ?, updated_at = ? WHERE id = ?`
+		is_digital = ?, updated_at = ?, owner_id = ?, notice_days = ?, auto_renew = ?, notice_date = ? WHERE id = ?`
 
 func updateContract(ctx context.Context, db *DB, tx *sql.Tx, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
 	c, err := loadContract(ctx, tx, id)
@@ -193,7 +220,8 @@ func updateContract(ctx context.Context, db *DB, tx *sql.Tx, id int64, fn func(c
 	if _, err := db.txExec(ctx, tx, updateContractSQL,
 		c.Name, c.Description, int(c.Type), int(c.Status), nullMs(c.StartDate), nullMs(c.EndDate), amount, c.Currency,
 		c.IsSigned, c.Comments, nullInt(c.MatterID), nullInt(c.ClientID), nullInt(c.ProjectID),
-		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt), id); err != nil {
+		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt),
+		nullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullMs(c.NoticeDate()), id); err != nil {
 		return contract.Contract{}, fmt.Errorf("update contract %d: %w", id, err)
 	}
 	if err := insertAudit(ctx, tx, id, entries); err != nil {
@@ -244,7 +272,8 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 }
 
 // ImportContracts inserts many contracts in one transaction, each with a
-// created entry by user userID at its CreatedAt. It is for bulk imports
+// created entry by user userID at its CreatedAt (and userID its owner
+// unless it names one). It is for bulk imports
 // and for seeding benchmarks; the API creates contracts one at a time.
 // Each contract needs its UUID and valid fields (see contract.Validate).
 // The contracts go in many to a statement (insertRows), and their
@@ -252,6 +281,9 @@ func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit i
 func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error {
 	rows := make([][]any, len(cs))
 	for i, c := range cs {
+		if c.OwnerID == 0 {
+			c.OwnerID = userID
+		}
 		amount, err := amountCents(c.Amount)
 		if err != nil {
 			return err

@@ -59,13 +59,15 @@ func searchHint(term string) string {
 // listColumns are the columns of a list item (no long text), in the order
 // scanListItem reads them.
 const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at`
+	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
+	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
 
 func scanListItem(s rowScanner) (contract.Contract, error) {
 	var c contract.Contract
 	var r contractRow
 	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated)
+		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated,
+		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
 	r.fill(&c)
 	return c, err
 }

@@ -31,6 +31,12 @@ func (e engine) WriteTx(ctx context.Context, fn func(sqlrow.Querier) error) erro
 	return e.db.writeTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
 }
 
+// AccessTx is WriteTx: one process owns the file and invalidates its own
+// cache.
+func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
+	return e.WriteTx(ctx, fn)
+}
+
 func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.profileWriteTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
 }

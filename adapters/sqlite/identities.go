@@ -46,6 +46,7 @@ func (s *IdentityStore) ProvisionUser(ctx context.Context, u account.NewUser, is
 		if id, err = createUser(ctx, tx, u, at); err != nil {
 			return err
 		}
+		ports.Created(ctx, id)
 		return sqlrow.InsertIdentity(ctx, sq{tx}, dialect{}, id, issuer, subject, u.Email, at)
 	})
 	if err != nil {

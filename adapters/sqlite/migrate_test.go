@@ -480,3 +480,23 @@ func TestMigration0019(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(keys(), []string{"[young-orphan:1]"})
 }
+
+// TestMigration0027: an existing contract's owner is the user of its
+// created entry, and its notice date its end date.
+func TestMigration0027(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "counsel.db")
+	old := openUpTo(t, path, 26)
+	execAll(t, old,
+		`INSERT INTO users (id, email, first_name, created_at, updated_at) VALUES (1, 'a@example.com', 'A', 0, 0), (2, 'b@example.com', 'B', 0, 0)`,
+		`INSERT INTO contracts (id, uuid, contract_name, contract_type, status, end_date, created_at, updated_at)
+			VALUES (1, 'u1', 'One', 1, 1, 86400000, 0, 0), (2, 'u2', 'Two', 1, 1, NULL, 0, 0), (3, 'u3', 'Three', 1, 1, NULL, 0, 0)`,
+		`INSERT INTO contract_audit (contract_id, action, to_status, actor_kind, actor_user_id, actor_name, at)
+			VALUES (1, 'created', 1, 1, 2, 'B', 0), (1, 'updated', NULL, 1, 1, 'A', 1), (2, 'created', 1, 1, 1, 'A', 0)`)
+	is.NoErr(old.Close())
+
+	db := openPath(t, path)
+	is.Equal(dump(t, db.read, `SELECT id || ':' || coalesce(owner_id, 'none') || ':' || coalesce(notice_date, 'none') || ':' || auto_renew
+		FROM contracts ORDER BY id`), []string{"[1:2:86400000:0]", "[2:1:none:0]", "[3:none:none:0]"})
+}

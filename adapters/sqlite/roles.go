@@ -51,6 +51,7 @@ func (s *RoleStore) CreateRole(ctx context.Context, in account.RoleInput) (accou
 			return fmt.Errorf("create role: %w", sqlrow.RoleNameTaken(formatError(err)))
 		}
 		id, _ := res.LastInsertId()
+		ports.Created(ctx, id)
 		r, err = loadRole(ctx, tx, id)
 		return err
 	})

@@ -363,8 +363,11 @@ func (s *UserStore) CreateOffice(ctx context.Context, o user.Office) (user.Offic
 		if err != nil {
 			return err
 		}
-		o.ID, err = res.LastInsertId()
-		return err
+		if o.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		ports.Created(ctx, o.ID)
+		return nil
 	})
 	if err != nil {
 		return o, fmt.Errorf("create office %q: %w", o.Name, err)

@@ -101,16 +101,18 @@ func LoadTOTPAccount(ctx context.Context, x Querier, tc Times, userID int64, loc
 func InsertSession(ctx context.Context, x Querier, tc Times, ss account.Session, refreshHash []byte) error {
 	if ss.Kind == account.SessionConsole {
 		// A console session is carried by its cookie; it has no refresh token.
-		_, err := x.Exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ss.ID, ss.UserID, ss.Method, tc.Arg(ss.CreatedAt), tc.Arg(ss.ExpiresAt), ss.Kind, ss.TokenHash, tc.Arg(ss.LastSeen))
+		_, err := x.Exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, kind, token_hash, last_seen, ip, user_agent)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			ss.ID, ss.UserID, ss.Method, tc.Arg(ss.CreatedAt), tc.Arg(ss.ExpiresAt), ss.Kind, ss.TokenHash, tc.Arg(ss.LastSeen),
+			ss.IP, ss.UserAgent)
 		if err != nil {
 			return fmt.Errorf("insert session of user %d: %w", ss.UserID, err)
 		}
 		return nil
 	}
-	if _, err := x.Exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-		ss.ID, ss.UserID, ss.Method, tc.Arg(ss.CreatedAt), tc.Arg(ss.ExpiresAt)); err != nil {
+	if _, err := x.Exec(ctx, `INSERT INTO sessions (id, user_id, method, created_at, expires_at, last_seen, ip, user_agent)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		ss.ID, ss.UserID, ss.Method, tc.Arg(ss.CreatedAt), tc.Arg(ss.ExpiresAt), tc.Arg(ss.CreatedAt), ss.IP, ss.UserAgent); err != nil {
 		return fmt.Errorf("insert session of user %d: %w", ss.UserID, err)
 	}
 	if _, err := x.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES (?, ?, ?)`,

@@ -72,11 +72,26 @@ func ContractWhere(d ContractDialect, f contract.Filter, search string, searchAr
 	if f.EndTo != nil {
 		add(`c.end_date <= ?`, d.Arg(*f.EndTo))
 	}
+	if f.OwnerID != nil {
+		add(`c.owner_id = ?`, *f.OwnerID)
+	}
+	if f.NoticeFrom != nil {
+		add(`c.notice_date >= ?`, d.Arg(*f.NoticeFrom))
+	}
+	if f.NoticeTo != nil {
+		add(`c.notice_date <= ?`, d.Arg(*f.NoticeTo))
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
+
+// OwnerNameCol is the owner's name as a column of a contract read (the
+// contracts table aliased c): the user's full name, or email when they
+// have none; NULL without an owner. One primary-key lookup per row read.
+const OwnerNameCol = `(SELECT CASE WHEN trim(u.first_name || ' ' || u.last_name) = '' THEN u.email
+		ELSE trim(u.first_name || ' ' || u.last_name) END FROM users u WHERE u.id = c.owner_id)`
 
 // codes converts statuses or types to their integer codes.
 func codes[T ~int](vs []T) []int {

@@ -18,6 +18,10 @@ func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effec
 		switch e := e.(type) {
 		case ports.Mail:
 			err = insertMail(ctx, x, tc, now, e)
+		case ports.AuditEvent:
+			err = insertAuditEvent(ctx, x, tc, now, e.Event)
+		case ports.DeviceSeen:
+			err = upsertDevice(ctx, x, tc, e)
 		default:
 			err = fmt.Errorf("write effects: no writer for %T", e)
 		}

@@ -26,6 +26,10 @@ type Engine interface {
 	// ProfileTx is WriteTx for writes that may change a cached profile
 	// (GET /api/me): every instance's cache forgets profiles after it.
 	ProfileTx(ctx context.Context, fn func(Querier) error) error
+	// AccessTx is WriteTx for writes that end sessions or change who may
+	// do what: every instance checks its cached principals again after it
+	// (PostgreSQL notifies them at commit).
+	AccessTx(ctx context.Context, fn func(Querier) error) error
 	// LockRow ends a SELECT of one row that the transaction then changes,
 	// so concurrent writers of that row wait for it (FOR UPDATE on
 	// PostgreSQL; nothing on SQLite, whose one writer runs alone).

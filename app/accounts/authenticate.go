@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"counsel/domain"
@@ -18,6 +19,9 @@ type authEntry struct {
 	expires time.Time
 	checked time.Time
 	gen     uint64
+	// seen is the session's last-seen clock (sessions.go), shared by its
+	// tokens.
+	seen *atomic.Int64
 }
 
 type authCache struct {
@@ -55,10 +59,14 @@ var badToken = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the access to
 
 // Authenticate implements ports.AccountService.
 func (s *Service) Authenticate(ctx context.Context, tok string) (account.Principal, error) {
+	if account.IsAPIKey(tok) {
+		return s.authenticateKey(ctx, tok)
+	}
 	now := s.d.Clock.Now()
 	gen := s.gen.Load()
 	e, ok := s.cache.get(tok)
 	if ok && now.Before(e.expires) && e.gen == gen && now.Sub(e.checked) < s.cfg.SessionRecheck {
+		s.seen(e.p.SessionID, e.seen, now)
 		return e.p, nil
 	}
 	var claims account.AccessClaims
@@ -81,7 +89,13 @@ func (s *Service) Authenticate(ctx context.Context, tok string) (account.Princip
 		}
 		return account.Principal{}, err
 	}
-	s.cache.put(tok, authEntry{p: p, expires: claims.ExpiresAt, checked: now, gen: gen})
+	seen := e.seen
+	if seen == nil {
+		// A token is issued when its session is used (sign-in, refresh).
+		seen = s.seenUses.clock(p.SessionID, claims.IssuedAt)
+	}
+	s.seen(p.SessionID, seen, now)
+	s.cache.put(tok, authEntry{p: p, expires: claims.ExpiresAt, checked: now, gen: gen, seen: seen})
 	return p, nil
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
+	"counsel/ports"
 )
 
 // touchEvery bounds how often a console session's last_seen is written:
@@ -68,7 +70,7 @@ func (s *Service) ConsoleLogout(ctx context.Context, cookie string) error {
 	} else if err != nil {
 		return err
 	}
-	return s.revoke(ctx, ss.ID)
+	return s.revoke(ctx, ss)
 }
 
 // AuthorizationURL starts the console's identity-provider sign-in: the
@@ -109,6 +111,9 @@ func (s *Service) consoleLoginIdP(ctx context.Context, code, verifier, nonce, re
 	}
 	userID, err := s.d.Users.ResolveIdentity(ctx, id)
 	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodIdP, "reason": audit.ReasonIdentity}))
+		}
 		return "", err
 	}
 	now := s.d.Clock.Now()
@@ -116,7 +121,12 @@ func (s *Service) consoleLoginIdP(ctx context.Context, code, verifier, nonce, re
 	if err != nil {
 		return "", err
 	}
-	session := s.newSession(userID, account.MethodIdP, account.SessionConsole, cookie, now)
+	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionConsole, cookie, now)
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodIdP, "sessionKind": account.SessionConsole}))
+	if err := s.signInDevice(ctx, fx, userID, account.MethodIdP, now); err != nil {
+		return "", err
+	}
 	if err := s.d.Store.CreateSession(ctx, session, nil); err != nil {
 		return "", err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -26,6 +28,9 @@ var currentPasswordWrong = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "t
 func (s *Service) RequireRecentAuth(ctx context.Context, currentPassword string) (account.Principal, error) {
 	p, err := caller(ctx)
 	if err != nil {
+		return p, err
+	}
+	if err := account.CheckNotAPIKey(p); err != nil {
 		return p, err
 	}
 	if currentPassword != "" {
@@ -98,6 +103,9 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 	if err != nil {
 		return account.Reauthentication{}, err
 	}
+	if err := account.CheckNotAPIKey(p); err != nil {
+		return account.Reauthentication{}, err
+	}
 	code := strings.TrimSpace(otp)
 	f := domain.FieldErrors{}
 	if password == "" {
@@ -123,6 +131,7 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 	now := s.d.Clock.Now()
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(creds.Email, code)}
 	success := false
+	ctx, fx := ports.WithEffects(ctx)
 	err = s.d.Store.Login(ctx, p.UserID, creds.Email, func(st *account.LoginState) error {
 		if st.TOTP.Enabled() {
 			a, err := s.totpAttempt(p.UserID, st.TOTP, code)
@@ -133,8 +142,14 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 		}
 		// The same decision as a sign-in: the emailed code, or the app's
 		// code or a recovery code; failures count toward the lockout.
+		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
 			st.Reauthenticated, st.ReauthenticatedAt = p.SessionID, now
+		} else {
+			fx.Add(signInEvent(ctx, audit.SignInFailed, p.UserID, map[string]any{"reauthentication": true, "reason": failReason(st, wasLocked)}))
+		}
+		if !wasLocked && now.Before(st.Credentials.LockedUntil) {
+			fx.Add(ports.Audit(ctx, audit.AccountLocked, audit.TargetUser, userTarget(p.UserID), map[string]any{"until": st.Credentials.LockedUntil.UTC().Format(time.RFC3339)}))
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -74,6 +75,11 @@ func (r *Roles) CreateRole(ctx context.Context, in account.RoleInput) (account.R
 	if err := account.CheckRoleFlags(in); err != nil {
 		return account.Role{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.RoleCreated, audit.TargetRole, userTarget(id),
+			map[string]any{"isSystemAdmin": in.IsSystemAdmin, "isDefaultRole": in.IsDefaultRole}), nil
+	}))
 	return r.store.CreateRole(ctx, in)
 }
 
@@ -87,11 +93,13 @@ func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatc
 	if err != nil {
 		return account.Role{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	role, err := r.store.UpdateRole(ctx, id, func(cur account.Role) (account.RoleInput, error) {
 		in := patch.Apply(cur)
 		if err := in.Validate(); err != nil {
 			return in, err
 		}
+		fx.Add(ports.Audit(ctx, audit.RoleUpdated, audit.TargetRole, userTarget(id), map[string]any{"fields": roleChanges(cur, in)}))
 		after := cur
 		after.Name, after.IsSystemAdmin, after.IsDefaultRole = in.Name, in.IsSystemAdmin, in.IsDefaultRole
 		// A role that becomes a system-admin role grants everything to its
@@ -112,7 +120,9 @@ func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	err = r.store.DeleteRole(ctx, id, func(cur account.Role) error {
+		fx.Add(ports.Audit(ctx, audit.RoleDeleted, audit.TargetRole, userTarget(id), map[string]any{"name": cur.Name}))
 		return account.CheckShapeRole(p, &cur, nil)
 	}, account.KeepAnAdmin(account.LastAdminRole))
 	r.inv.Invalidate()
@@ -145,10 +155,13 @@ func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string
 		}
 		set |= account.NewPermissionSet(perm)
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	role, err := r.store.SetRolePermissions(ctx, id, func(cur account.Role) (account.PermissionSet, error) {
 		if err := account.CheckShapeRole(p, &cur, &cur); err != nil {
 			return 0, err
 		}
+		fx.Add(ports.Audit(ctx, audit.RolePermissionsChanged, audit.TargetRole, userTarget(id), map[string]any{
+			"added": nonNil((set &^ cur.Permissions).Names()), "removed": nonNil((cur.Permissions &^ set).Names())}))
 		// Adding a permission grants it to every holder of the role;
 		// taking one away grants nothing.
 		return set, account.CheckGrant(p, "these permissions", set&^cur.Effective())
@@ -177,7 +190,9 @@ func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	err = r.store.AddUserRole(ctx, userID, roleID, func(role account.Role) error {
+		fx.Add(ports.Audit(ctx, audit.RoleAssigned, audit.TargetUser, userTarget(userID), map[string]any{"roleId": roleID, "role": role.Name}))
 		return account.CheckAssignRole(p, role)
 	})
 	r.inv.Invalidate()
@@ -192,9 +207,34 @@ func (r *Roles) RemoveUserRole(ctx context.Context, userID, roleID int64) error 
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	err = r.store.RemoveUserRole(ctx, userID, roleID, func(role account.Role) error {
+		fx.Add(ports.Audit(ctx, audit.RoleRemoved, audit.TargetUser, userTarget(userID), map[string]any{"roleId": roleID, "role": role.Name}))
 		return account.CheckTakeRole(p, role)
 	}, account.KeepAnAdmin(account.LastAdminRole))
 	r.inv.Invalidate()
 	return err
+}
+
+// roleChanges names the fields an update changes.
+func roleChanges(cur account.Role, in account.RoleInput) []string {
+	out := []string{}
+	if strings.TrimSpace(in.Name) != cur.Name {
+		out = append(out, "name")
+	}
+	if in.IsSystemAdmin != cur.IsSystemAdmin {
+		out = append(out, "isSystemAdmin")
+	}
+	if in.IsDefaultRole != cur.IsDefaultRole {
+		out = append(out, "isDefaultRole")
+	}
+	return out
+}
+
+// nonNil writes an empty list as [] rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -21,6 +21,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -49,6 +50,8 @@ type Config struct {
 	// session change the account's factors (RequireRecentAuth); 0 means
 	// account.DefaultReauthWindow.
 	ReauthWindow time.Duration
+	// PublicURL is the console's base URL for links in emails.
+	PublicURL string
 }
 
 // Store is the part of ports.AccountStore sign-in uses (the contracts
@@ -64,6 +67,12 @@ type Store interface {
 	ConsoleSession(ctx context.Context, tokenHash []byte) (account.Session, error)
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	RevokeSession(ctx context.Context, id string, at time.Time) error
+	RevokeUserSessions(ctx context.Context, userID int64, at time.Time) error
+	UserSessions(ctx context.Context, userID int64, now time.Time) ([]account.Session, error)
+	RevokeUserSession(ctx context.Context, userID int64, id string, at time.Time) error
+	RevokeOtherSessions(ctx context.Context, userID int64, keep string, at time.Time) (int64, error)
+	SeeSessions(ctx context.Context, seen []account.SessionSeen, every time.Duration) error
+	KnownDevice(ctx context.Context, userID int64, d account.Device, since time.Time) (agent, network, any bool, err error)
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
 	SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error
 }
@@ -93,9 +102,19 @@ type Deps struct {
 	TOTPStore TOTPState
 	Vault     ports.TOTPVault
 
+	// APIKeys finds the API keys Authenticate accepts; nil: none is.
+	APIKeys ports.APIKeyStore
+	// Ceremony and Passkeys are passkeys (passkeys.go); nil: not offered.
+	Ceremony ports.PasskeyCeremony
+	Passkeys ports.PasskeyStore
+
 	// Observer hears sign-ins, refreshes and lockouts (metrics); nil:
 	// nothing is heard.
 	Observer ports.AccountObserver
+
+	// Events writes the security events that have no change of their own
+	// (events.go); nil: those are not recorded.
+	Events EffectRecorder
 }
 
 // IdentityLinker finds or provisions the local user of an external identity.
@@ -112,7 +131,10 @@ type Service struct {
 	// gen counts revocations and permission changes made by this process;
 	// a cached principal from an older generation is checked again.
 	gen     atomic.Uint64
-	sending sync.WaitGroup
+	sending sync.WaitGroup // OTP deliveries and API key uses being written
+	keyUses keyUses
+	// seenUses writes when sessions were last used (sessions.go).
+	seenUses seenTracker
 }
 
 var _ ports.AccountService = (*Service)(nil)
@@ -143,8 +165,12 @@ func New(cfg Config, d Deps) *Service {
 // revoking sessions or changing roles, permissions or users.
 func (s *Service) Invalidate() { s.gen.Add(1) }
 
-// Wait blocks until background OTP deliveries have finished.
-func (s *Service) Wait() { s.sending.Wait() }
+// Wait blocks until background OTP deliveries have finished and writes
+// the queued last-seen times of sessions.
+func (s *Service) Wait() {
+	s.sending.Wait()
+	s.FlushSeen()
+}
 
 // loginFailed is the one answer to every failed sign-in.
 var loginFailed = &domain.Error{Code: domain.EUNAUTHORIZED, Message: "the email, password or one-time password is wrong"}
@@ -271,19 +297,28 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 		passwordOK = false
 	}
 	if !known {
+		s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"reason": audit.ReasonUnknownAccount}))
 		return account.Session{}, "", time.Time{}, loginFailed
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	now := s.d.Clock.Now()
 	refresh, err := s.randomToken()
 	if err != nil {
 		return account.Session{}, "", time.Time{}, err
 	}
-	session := s.newSession(creds.UserID, account.MethodPassword, kind, refresh, now)
+	session := s.newSession(ctx, creds.UserID, account.MethodPassword, kind, refresh, now)
+	devices, err := s.deviceEffects(ctx, creds.UserID, creds.Email, now)
+	if err != nil {
+		return account.Session{}, "", time.Time{}, err
+	}
 	code := strings.TrimSpace(otp)
 	in := account.LoginInput{PasswordOK: passwordOK, OTPHash: s.d.Codes.Hash(email, code)}
 	success, locked := false, false
 	err = s.d.Store.Login(ctx, creds.UserID, email, func(st *account.LoginState) error {
+		session.Method = account.MethodPassword
+		recovery := 0
 		if st.TOTP.Enabled() {
+			session.Method, recovery = account.MethodAuthenticator, len(st.TOTP.Recovery)
 			a, err := s.totpAttempt(creds.UserID, st.TOTP, code)
 			if err != nil {
 				return err
@@ -292,9 +327,18 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 		}
 		wasLocked := now.Before(st.Credentials.LockedUntil)
 		if success = account.Login(s.cfg.OTP, s.cfg.Lockout, st, in, now); success {
+			if st.TOTP.Enabled() && len(st.TOTP.Recovery) < recovery {
+				session.Method = account.MethodRecoveryCode
+			}
 			st.NewSession, st.RefreshHash = &session, hashToken(refresh)
+			fx.Add(signInEvent(ctx, audit.SignIn, creds.UserID, map[string]any{"method": session.Method, "sessionKind": kind}))
+			fx.Add(devices(session.Method)...)
+		} else {
+			fx.Add(signInEvent(ctx, audit.SignInFailed, creds.UserID, map[string]any{"method": session.Method, "reason": failReason(st, wasLocked)}))
 		}
-		locked = !wasLocked && now.Before(st.Credentials.LockedUntil)
+		if locked = !wasLocked && now.Before(st.Credentials.LockedUntil); locked {
+			fx.Add(ports.Audit(ctx, audit.AccountLocked, audit.TargetUser, userTarget(creds.UserID), map[string]any{"until": st.Credentials.LockedUntil.UTC().Format(time.RFC3339)}))
+		}
 		return nil
 	})
 	if err == nil && locked {
@@ -311,8 +355,10 @@ func (s *Service) login(ctx context.Context, email, password, otp, kind string) 
 	return session, refresh, now, nil
 }
 
-func (s *Service) newSession(userID int64, method, kind, secret string, now time.Time) account.Session {
-	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind, AuthenticatedAt: now}
+func (s *Service) newSession(ctx context.Context, userID int64, method, kind, secret string, now time.Time) account.Session {
+	req := ports.RequestOf(ctx)
+	ss := account.Session{ID: s.d.NewID(), UserID: userID, Method: method, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL), Kind: kind,
+		AuthenticatedAt: now, LastSeen: now, IP: req.IP, UserAgent: account.CutUserAgent(req.UserAgent)}
 	if kind == account.SessionConsole {
 		ss.TokenHash, ss.LastSeen = hashToken(secret), now
 	}
@@ -347,11 +393,15 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 	if err != nil {
 		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
 			s.d.Logger.Info("identity provider sign-in refused", "reason", err)
+			s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodIdP, "reason": audit.ReasonIdentity}))
 		}
 		return account.Tokens{}, err
 	}
 	userID, err := s.d.Users.ResolveIdentity(ctx, id)
 	if err != nil {
+		if domain.ErrorCode(err) == domain.EUNAUTHORIZED {
+			s.record(ctx, signInEvent(ctx, audit.SignInFailed, 0, map[string]any{"method": account.MethodIdP, "reason": audit.ReasonIdentity}))
+		}
 		return account.Tokens{}, err
 	}
 	now := s.d.Clock.Now()
@@ -359,7 +409,12 @@ func (s *Service) loginIdP(ctx context.Context, idToken, code string) (account.T
 	if err != nil {
 		return account.Tokens{}, err
 	}
-	session := s.newSession(userID, account.MethodIdP, account.SessionAPI, refresh, now)
+	session := s.newSession(ctx, userID, account.MethodIdP, account.SessionAPI, refresh, now)
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(signInEvent(ctx, audit.SignIn, userID, map[string]any{"method": account.MethodIdP, "sessionKind": account.SessionAPI}))
+	if err := s.signInDevice(ctx, fx, userID, account.MethodIdP, now); err != nil {
+		return account.Tokens{}, err
+	}
 	if err := s.d.Store.CreateSession(ctx, session, hashToken(refresh)); err != nil {
 		return account.Tokens{}, err
 	}
@@ -408,6 +463,10 @@ func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string)
 		reused = true
 		s.Invalidate()
 		s.d.Logger.Warn("refresh token reused; session revoked", "session", session.ID, "user", session.UserID)
+		// Its own write: PostgreSQL batches the rotations of many
+		// requests into one transaction (refresh_batch.go), which carries
+		// no request's effects.
+		s.record(ctx, signInEvent(ctx, audit.RefreshTokenReused, session.UserID, map[string]any{"sessionId": session.ID}))
 	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return account.Tokens{}, reused, refreshFailed
@@ -417,6 +476,7 @@ func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string)
 	if !ok {
 		return account.Tokens{}, reused, refreshFailed
 	}
+	s.seenSession(session.ID, now)
 	t, err := s.issue(ctx, session, next, now)
 	return t, false, err
 }
@@ -427,6 +487,9 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	if !ok {
 		return &domain.Error{Code: domain.EUNAUTHORIZED, Message: "authentication required"}
 	}
+	if err := account.CheckNotAPIKey(p); err != nil {
+		return err
+	}
 	if refreshToken == "" {
 		return domain.Invalid(map[string][]string{"refreshToken": {"refreshToken is required"}})
 	}
@@ -436,13 +499,19 @@ func (s *Service) Logout(ctx context.Context, refreshToken string) error {
 	} else if err != nil {
 		return err
 	}
-	return s.revoke(ctx, ss.ID)
+	return s.revoke(ctx, ss)
 }
 
-// revoke ends session id now and drops the cached principals, so the
-// session's access tokens stop working at once.
-func (s *Service) revoke(ctx context.Context, id string) error {
-	if err := s.d.Store.RevokeSession(ctx, id, s.d.Clock.Now()); err != nil {
+// revoke signs session ss out now and drops the cached principals, so
+// the session's access tokens stop working at once.
+func (s *Service) revoke(ctx context.Context, ss account.Session) error {
+	ctx, fx := ports.WithEffects(ctx)
+	e := ports.Audit(ctx, audit.SignOut, audit.TargetUser, userTarget(ss.UserID), map[string]any{"sessionId": ss.ID})
+	if _, signedIn := account.FromContext(ctx); !signedIn { // a console cookie: its own user signs out
+		e.Actor = audit.Actor{Kind: audit.ActorUser, UserID: ss.UserID}
+	}
+	fx.Add(e)
+	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
 		return err
 	}
 	s.Invalidate()
@@ -463,6 +532,8 @@ func (s *Service) SetPassword(ctx context.Context, userID int64, password string
 	if err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.PasswordChanged, audit.TargetUser, userTarget(userID), nil))
 	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now(), check); err != nil {
 		return err
 	}

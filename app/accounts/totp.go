@@ -8,6 +8,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/ports"
 )
 
@@ -126,6 +127,8 @@ func (s *Service) ConfirmTOTP(ctx context.Context, code string) ([]string, error
 		hashes[i] = s.d.Vault.HashRecovery(p.UserID, codes[i])
 	}
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.TOTPEnabled, audit.TargetUser, userTarget(p.UserID), nil))
 	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, nil, func(st *account.TOTPAccount) error {
 		if st.TOTP == nil || st.TOTP.Enabled() {
 			return domain.Errorf(domain.ECONFLICT, "there is no pending enrolment to confirm; enroll first")
@@ -179,6 +182,7 @@ func (s *Service) DisableTOTP(ctx context.Context, password, code string) error 
 	}
 	now := s.d.Clock.Now()
 	ok := false
+	ctx, fx := ports.WithEffects(ctx)
 	err = s.d.TOTPStore.UpdateTOTP(ctx, p.UserID, nil, func(st *account.TOTPAccount) error {
 		var a account.TOTPAttempt
 		if st.TOTP.Enabled() {
@@ -187,6 +191,9 @@ func (s *Service) DisableTOTP(ctx context.Context, password, code string) error 
 			}
 		}
 		ok = account.Disable(s.cfg.Lockout, st, passwordOK, a, p.SessionID, now)
+		if ok {
+			fx.Add(ports.Audit(ctx, audit.TOTPDisabled, audit.TargetUser, userTarget(p.UserID), nil))
+		}
 		return nil
 	})
 	if err != nil {
@@ -207,6 +214,8 @@ func (s *Service) ResetTOTP(ctx context.Context, userID int64, keepSession strin
 	if err := s.totpReady(); err != nil {
 		return err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.TOTPReset, audit.TargetUser, userTarget(userID), nil))
 	err := s.d.TOTPStore.UpdateTOTP(ctx, userID, check, func(st *account.TOTPAccount) error {
 		st.TOTP = nil
 		st.RevokeSessions, st.KeepSession = true, keepSession

@@ -34,14 +34,29 @@ func (s *Service) StatusChoices(ctx context.Context, id int64) (contract.Contrac
 // that end.
 const ExpiringWindow = 30 * 24 * time.Hour
 
+// NoticeStatuses are the statuses of the contracts whose notice date the
+// home page counts: every status but Draft, Expired, Terminated and
+// Archived, the contracts that may still need notice given.
+var NoticeStatuses = []contract.Status{contract.ContractDesign, contract.WaitingForClientSignature, contract.Signed, contract.Declined}
+
+// NoticeFilter selects the caller's (owner's) contracts in NoticeStatuses
+// whose notice date falls within ExpiringWindow from now: the home
+// page's "notice due" counter and the list it links to.
+func NoticeFilter(owner int64, now time.Time) contract.Filter {
+	now = now.UTC()
+	soon := now.Add(ExpiringWindow)
+	return contract.Filter{Statuses: NoticeStatuses, OwnerID: &owner, NoticeFrom: &now, NoticeTo: &soon}
+}
+
 // Counters counts, among the contracts the caller may read, the Drafts,
 // those waiting for signatures, and the Signed ones whose end date falls
-// within ExpiringWindow from now. Contracts have no owner, and
-// ContractView reads them all, so the counts are the firm's. Each is the
-// exact count of the list filter, answered from the status indexes.
-func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring int64, err error) {
-	if _, err = account.Require(ctx, account.ContractView); err != nil {
-		return 0, 0, 0, err
+// within ExpiringWindow from now (the firm's: ContractView reads them
+// all), and the caller's own contracts whose notice is due within that
+// window (NoticeFilter). Each is the exact count of the list filter.
+func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring, noticeDue int64, err error) {
+	p, err := account.Require(ctx, account.ContractView)
+	if err != nil {
+		return 0, 0, 0, 0, err
 	}
 	now := s.d.Clock.Now().UTC()
 	soon := now.Add(ExpiringWindow)
@@ -57,7 +72,8 @@ func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring int64
 	drafts = count(contract.Filter{Statuses: []contract.Status{contract.Draft}})
 	waiting = count(contract.Filter{Statuses: []contract.Status{contract.WaitingForClientSignature}})
 	expiring = count(contract.Filter{Statuses: []contract.Status{contract.Signed}, EndFrom: &now, EndTo: &soon})
-	return drafts, waiting, expiring, err
+	noticeDue = count(NoticeFilter(p.UserID, now))
+	return drafts, waiting, expiring, noticeDue, err
 }
 
 // RemoveDocumentOutsideSigning removes a document as RemoveDocument does,

@@ -21,6 +21,7 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
+	"counsel/domain/user"
 	"counsel/ports"
 )
 
@@ -32,6 +33,14 @@ type Deps struct {
 	// Rand is the source of contract UUIDs.
 	Rand   io.Reader
 	Logger *slog.Logger
+	// Users finds a contract's new owner (ENOTFOUND for an unknown or
+	// deleted user).
+	Users Users
+}
+
+// Users is what the service reads of users.
+type Users interface {
+	User(ctx context.Context, id int64) (user.User, error)
 }
 
 // Service implements ports.ContractService.
@@ -79,10 +88,18 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 		Name: in.Name, Description: in.Description, Type: in.Type, Status: contract.Draft,
 		StartDate: in.StartDate, EndDate: in.EndDate, Amount: in.Amount, Currency: in.Currency, Comments: in.Comments,
 		MatterID: in.MatterID, ClientID: in.ClientID, ProjectID: in.ProjectID,
+		OwnerID: in.OwnerID, NoticeDays: in.NoticeDays, AutoRenew: in.AutoRenew,
 		CreatedAt: now, UpdatedAt: now,
 	}
+	if c.OwnerID == 0 {
+		c.OwnerID = p.UserID
+	}
 	c.Normalize()
-	if err := c.Validate(); err != nil {
+	err = c.Validate()
+	if c.OwnerID != p.UserID && c.OwnerID > 0 {
+		err = s.checkOwner(ctx, c.OwnerID, err)
+	}
+	if err != nil {
 		return contract.Contract{}, err
 	}
 	if c.UUID, err = contract.NewUUID(s.d.Rand); err != nil {
@@ -116,13 +133,52 @@ func (s *Service) UpdateContract(ctx context.Context, id int64, e contract.Edit)
 	if err != nil {
 		return contract.Contract{}, err
 	}
+	// The new owner is looked up before the change; an owner given again
+	// unchanged is kept even if no longer active, so a client may send
+	// back what it read.
+	var ownerErr error
+	if e.OwnerID != nil {
+		ownerErr = s.checkOwner(ctx, *e.OwnerID, nil)
+		if domain.ErrorCode(ownerErr) != domain.EINVALID && ownerErr != nil {
+			return contract.Contract{}, ownerErr
+		}
+	}
 	return s.change(ctx, id, func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error) {
+		if ownerErr != nil && *e.OwnerID != c.OwnerID {
+			return nil, ownerErr
+		}
 		res, err := c.Apply(e)
 		if err != nil {
 			return nil, err
 		}
 		return res.Audit(p.UserID, now), nil
 	})
+}
+
+// checkOwner adds to err (nil or an EINVALID of the contract's fields)
+// the field error of ownerId unless user id is active (docs/decisions.md
+// §16); any other failure to read the user is returned alone.
+func (s *Service) checkOwner(ctx context.Context, id int64, err error) error {
+	f := domain.FieldErrors{}
+	if de, ok := err.(*domain.Error); ok && de.Code == domain.EINVALID {
+		for k, v := range de.Fields {
+			f[k] = append(f[k], v...)
+		}
+	} else if err != nil {
+		return err
+	}
+	if id <= 0 {
+		f.Add("ownerId", "ownerId must be a positive integer")
+		return f.Err()
+	}
+	u, uerr := s.d.Users.User(ctx, id)
+	switch {
+	case domain.ErrorCode(uerr) == domain.ENOTFOUND || uerr == nil && !u.Active:
+		f.Add("ownerId", "ownerId must be an active user")
+	case uerr != nil:
+		return fmt.Errorf("look up owner %d: %w", id, uerr)
+	}
+	return f.Err()
 }
 
 // ChangeStatuses implements ports.ContractService.

@@ -8,10 +8,12 @@ package remunerations
 import (
 	"context"
 	"errors"
+	"strconv"
 	"unicode/utf8"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
 	"counsel/ports"
@@ -72,6 +74,12 @@ func (s *Service) CreateRemuneration(ctx context.Context, r remuneration.Remuner
 	if err := r.Validate(); err != nil {
 		return user.StaffRemuneration{}, err
 	}
+	// The staff member is the target; the figures stay out of the event.
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.RemunerationCreated, audit.TargetUser, strconv.FormatInt(r.StaffID, 10),
+			map[string]any{"remunerationId": id}), nil
+	}))
 	return s.store.CreateRemuneration(ctx, r, remuneration.Compute)
 }
 
@@ -123,5 +131,10 @@ func (s *Service) CreatePQEAdjustment(ctx context.Context, a remuneration.PQEAdj
 	if err := f.Err(); err != nil {
 		return user.StaffAdjustment{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.PQEAdjustmentCreated, audit.TargetUser, strconv.FormatInt(a.StaffID, 10),
+			map[string]any{"pqeAdjustmentId": id}), nil
+	}))
 	return s.store.CreatePQEAdjustment(ctx, a)
 }

@@ -8,7 +8,9 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/contract"
+	"counsel/domain/mail"
 	dsigning "counsel/domain/signing"
+	"counsel/ports"
 )
 
 // report is what one provider event means for its contract.
@@ -83,11 +85,19 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 	}
 	now := s.d.Clock.Now()
 	var refused error
+	ctx, fx := ports.WithEffects(ctx)
 	c, applied, err := s.d.Signing.UpdateBySubmission(ctx, e.SubmissionID, r.key, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		var entries []contract.AuditEntry
+		from := c.Status
 		entries, refused = decide(c, r, now)
 		if len(entries) > 0 {
 			c.UpdatedAt = now
+		}
+		if c.Status != from {
+			// The owner's notice is written with the change, or not at all.
+			if m, ok := s.ownerNotice(ctx, *c, e); ok {
+				fx.Add(m)
+			}
 		}
 		return entries, nil
 	})
@@ -114,6 +124,34 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 		}
 	}
 	return nil
+}
+
+// ownerNotice is the email to c's owner for a provider event that ended
+// its signing (docs/decisions.md §16): declined (with the signer and the
+// reason), expired, or signed by every party; ok is false for any other
+// status, and for an owner unknown, inactive or without an email.
+func (s *Service) ownerNotice(ctx context.Context, c contract.Contract, e dsigning.Event) (ports.Mail, bool) {
+	var o mail.Outcome
+	switch c.Status {
+	case contract.Declined:
+		o = mail.Declined
+	case contract.Expired:
+		o = mail.Expired
+	case contract.Signed:
+		o = mail.Completed
+	default:
+		return ports.Mail{}, false
+	}
+	if c.OwnerID == 0 || s.d.Users == nil {
+		return ports.Mail{}, false
+	}
+	u, err := s.d.Users.User(ctx, c.OwnerID)
+	if err != nil || !u.Active || strings.TrimSpace(u.Email) == "" {
+		s.d.Logger.InfoContext(ctx, "no owner to notify", "contract", c.ID, "owner", c.OwnerID, "err", err)
+		return ports.Mail{}, false
+	}
+	m := mail.OwnerNotice(s.d.MailLinks, mail.Contract{ID: c.ID, Name: c.Name, Status: c.Status.String()}, o, e.SubmitterEmail, e.Reason)
+	return ports.Mail{To: u.Email, Subject: m.Subject, Kind: m.Kind, Text: m.Text, HTML: m.HTML}, true
 }
 
 // decide applies report r to c at now and returns the audit entries, and

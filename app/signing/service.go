@@ -18,6 +18,7 @@ package signing
 
 import (
 	"context"
+	"counsel/domain/mail"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -57,6 +58,8 @@ type Deps struct {
 	Blobs     ports.BlobStore
 	Provider  ports.SigningProvider
 	Users     UserLookup
+	// MailLinks builds the links of the emails this module queues.
+	MailLinks mail.Links
 	Clock     ports.Clock
 	Logger    *slog.Logger
 	// DocumentsByReference is true when the provider's templates name

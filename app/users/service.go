@@ -8,9 +8,11 @@ package users
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/audit"
 	"counsel/domain/user"
 	"counsel/ports"
 )
@@ -39,9 +41,13 @@ type Deps struct {
 	Access interface{ Invalidate() }
 	// TOTP resets authenticator-app enrolments (the accounts service).
 	TOTP ports.TOTPResetter
+	// Passkeys removes a user's passkeys (the accounts service).
+	Passkeys ports.PasskeyRemover
 	// Recent is the rule of recent authentication before changing one's
 	// own password (the accounts service).
 	Recent RecentAuth
+	// Sessions lists and ends other users' sessions (the accounts service).
+	Sessions ports.SessionAdmin
 }
 
 // RecentAuth is the part of ports.Reauthenticator the service calls.
@@ -210,6 +216,10 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 			return user.Profile{}, err
 		}
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
+	}))
 	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs, roleCheck(p, 0, in.RoleIDs))
 	if err != nil {
 		return user.Profile{}, err
@@ -228,13 +238,28 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	if err != nil {
 		return user.Profile{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	target := strconv.FormatInt(id, 10)
 	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, roleCheck(p, id, in.RoleIDs), func(u *user.User) error {
-		was := u.Email
+		before := *u
 		u.Apply(in.Patch)
-		if id == p.UserID && u.Email != was && !reauthed {
+		if id == p.UserID && u.Email != before.Email && !reauthed {
 			return account.ErrReauthRequired // the email changed since emailChangeAuth read it
 		}
-		return u.Validate()
+		if err := u.Validate(); err != nil {
+			return err
+		}
+		fields := audit.Changed(before, *u)
+		if in.RoleIDs != nil {
+			fields = append(fields, "roles")
+		}
+		if len(fields) > 0 {
+			fx.Add(ports.Audit(ctx, audit.UserUpdated, audit.TargetUser, target, map[string]any{"fields": fields}))
+		}
+		if before.Active && !u.Active {
+			fx.Add(ports.Audit(ctx, audit.UserDeactivated, audit.TargetUser, target, nil))
+		}
+		return nil
 	}, account.KeepAnAdmin(account.LastAdminChange))
 	if err != nil {
 		return user.Profile{}, err
@@ -280,6 +305,8 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 	if id == p.UserID {
 		return domain.Errorf(domain.ECONFLICT, "you cannot delete yourself")
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Audit(ctx, audit.UserDeleted, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
 		return err
 	}
@@ -341,6 +368,61 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	return s.d.TOTP.ResetTOTP(ctx, id, "", roleCheck(p, id, nil))
 }
 
+// sessionsAccess is the rule of UserSessions and RevokeUserSessions:
+// UsersEdit, an undeleted user, and no stronger account than the
+// caller's (the rule that protects system administrators).
+func (s *Service) sessionsAccess(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if s.d.Sessions == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "sessions are not available in this configuration")
+	}
+	roles, err := s.d.Roles.UserRoles(ctx, id)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return domain.Errorf(domain.ENOTFOUND, "user %d not found", id)
+	} else if err != nil {
+		return err
+	}
+	return account.CheckTakeover(p, id, roles)
+}
+
+// UserSessions implements ports.UserService.
+func (s *Service) UserSessions(ctx context.Context, id int64) ([]account.Session, error) {
+	if err := s.sessionsAccess(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.d.Sessions.SessionsOf(ctx, id)
+}
+
+// RevokeUserSessions implements ports.UserService.
+func (s *Service) RevokeUserSessions(ctx context.Context, id int64) error {
+	if err := s.sessionsAccess(ctx, id); err != nil {
+		return err
+	}
+	return s.d.Sessions.EndSessionsOf(ctx, id)
+}
+
+// RemovePasskeys implements ports.UserService: every passkey of another
+// user goes (docs/decisions.md §20), with the protection of ResetTOTP.
+func (s *Service) RemovePasskeys(ctx context.Context, id int64) error {
+	p, err := account.Require(ctx, account.UsersEdit)
+	if err != nil {
+		return err
+	}
+	if err := account.CheckNotSelf(p, id, "remove the passkeys"); err != nil {
+		return err
+	}
+	if s.d.Passkeys == nil {
+		return domain.Errorf(domain.ENOTIMPLEMENTED, "passkeys are not available in this configuration")
+	}
+	if err := s.guardTakeover(ctx, p, id); err != nil {
+		return err
+	}
+	return s.d.Passkeys.RemoveUserPasskeys(ctx, id, roleCheck(p, id, nil))
+}
+
 // Offices implements ports.UserService.
 func (s *Service) Offices(ctx context.Context) ([]user.Office, error) {
 	if _, err := account.Require(ctx); err != nil {
@@ -367,6 +449,10 @@ func (s *Service) CreateOffice(ctx context.Context, p user.OfficePatch) (user.Of
 	if err := o.Validate(); err != nil {
 		return user.Office{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.OfficeCreated, audit.TargetOffice, strconv.FormatInt(id, 10), nil), nil
+	}))
 	return s.d.Store.CreateOffice(ctx, o)
 }
 
@@ -375,9 +461,17 @@ func (s *Service) UpdateOffice(ctx context.Context, id int64, p user.OfficePatch
 	if _, err := account.Require(ctx, account.OfficesEdit); err != nil {
 		return user.Office{}, err
 	}
+	ctx, fx := ports.WithEffects(ctx)
 	return s.d.Store.UpdateOffice(ctx, id, func(o *user.Office) error {
+		before := *o
 		o.Apply(p)
-		return o.Validate()
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		if fields := audit.Changed(before, *o); len(fields) > 0 {
+			fx.Add(ports.Audit(ctx, audit.OfficeUpdated, audit.TargetOffice, strconv.FormatInt(id, 10), map[string]any{"fields": fields}))
+		}
+		return nil
 	})
 }
 

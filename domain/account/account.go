@@ -193,10 +193,19 @@ func Login(otp OTPPolicy, lock LockoutPolicy, st *LoginState, in LoginInput, now
 	return true
 }
 
-// Sign-in methods recorded on a session.
+// Sign-in methods recorded on a session and in security events
+// (docs/decisions.md §18); the values are part of the API.
 const (
+	// MethodPassword is a password and an emailed one-time code.
 	MethodPassword = "password"
-	MethodIdP      = "idp"
+	// MethodAuthenticator is a password and an authenticator app's code.
+	MethodAuthenticator = "authenticator"
+	// MethodRecoveryCode is a password and an authenticator recovery code.
+	MethodRecoveryCode = "recoveryCode"
+	// MethodIdP is the firm's identity provider.
+	MethodIdP = "idp"
+	// MethodPasskey is a passkey (WebAuthn) with user verification.
+	MethodPasskey = "passkey"
 )
 
 // Session kinds: an API session is carried by access and refresh tokens, a
@@ -223,6 +232,10 @@ type Session struct {
 	// AuthenticatedAt is when the session last proved both factors: its
 	// sign-in, or the latest re-authentication.
 	AuthenticatedAt time.Time
+	// IP and UserAgent are the client's at sign-in (empty outside a
+	// request).
+	IP        string
+	UserAgent string
 }
 
 // Active reports whether the session may still be used at now.
@@ -365,4 +378,32 @@ func (r RoleInput) Validate() error {
 		f.Add("name", "name must be at most 100 characters")
 	}
 	return f.Err()
+}
+
+// SessionSeen is a session's use at At, for its last-seen time.
+type SessionSeen struct {
+	ID string
+	At time.Time
+}
+
+// MaxUserAgent is the most of a user agent a session or an event keeps.
+const MaxUserAgent = 512
+
+// CutUserAgent keeps at most MaxUserAgent bytes of a user agent, valid
+// UTF-8 without control characters (it is shown in pages and exports).
+func CutUserAgent(ua string) string {
+	ua = strings.ToValidUTF8(ua, "")
+	ua = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, ua)
+	if len(ua) > MaxUserAgent {
+		ua = ua[:MaxUserAgent]
+		for !utf8.ValidString(ua) {
+			ua = ua[:len(ua)-1]
+		}
+	}
+	return ua
 }

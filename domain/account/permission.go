@@ -31,6 +31,9 @@ const (
 	ContractCreate
 	ContractEdit
 	ContractDelete
+	// AuditView reads the security and administration events
+	// (docs/decisions.md §18).
+	AuditView
 	numPermissions
 )
 
@@ -40,6 +43,7 @@ var permissionNames = [numPermissions]string{
 	"RolesView", "RolesCreate", "RolesEdit", "RolesDelete",
 	"PermissionsView", "OfficesEdit", "OfferingsEdit",
 	"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
+	"AuditView",
 }
 
 // Area is the permissions of one area of the firm's work, as role forms
@@ -57,6 +61,7 @@ var areas = []Area{
 	{"Roles and permissions", []Permission{RolesView, RolesCreate, RolesEdit, RolesDelete, PermissionsView}},
 	{"Offices and offerings", []Permission{OfficesEdit, OfferingsEdit}},
 	{"Contracts", []Permission{ContractView, ContractCreate, ContractEdit, ContractDelete}},
+	{"Security", []Permission{AuditView}},
 }
 
 // Areas returns the permissions grouped by area.
@@ -163,7 +168,16 @@ type Principal struct {
 	// AuthenticatedAt is when the caller's session last signed in or
 	// re-authenticated (CheckRecentAuth).
 	AuthenticatedAt time.Time
+	// APIKeyID is the API key the request carried, 0 for a session
+	// (SessionID set). A key's principal holds the key's permissions that
+	// its creator still holds (APIKey.Principal) and never changes the
+	// account (CheckNotAPIKey).
+	APIKeyID int64
 }
+
+// ViaAPIKey reports whether the caller authenticated with an API key
+// rather than a session.
+func (p Principal) ViaAPIKey() bool { return p.APIKeyID != 0 }
 
 // Can reports whether the principal holds p.
 func (p Principal) Can(perm Permission) bool { return p.Permissions.Has(perm) }

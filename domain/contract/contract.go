@@ -33,6 +33,8 @@ const (
 	// characters: enough for any note, small enough to keep rows and the
 	// search index compact.
 	MaxTextLength = 20000
+	// MaxNoticeDays is the largest noticeDays (ten years).
+	MaxNoticeDays = 3650
 )
 
 // Contract is a legal contract tracked by the firm.
@@ -62,12 +64,63 @@ type Contract struct {
 	// DigitalContractSubmissionID is the latest signing submission's id.
 	DigitalContractSubmissionID string
 
+	// OwnerID is the user answerable for the contract (ownerId): the
+	// creator unless set otherwise; 0 only for a contract whose creator
+	// is unknown (imported without one).
+	OwnerID int64
+	// OwnerName is the owner's name as the store read it (full name, or
+	// email without one), for display; not written.
+	OwnerName string
+	// NoticeDays is how many days before EndDate notice must be given
+	// (noticeDays, 0..MaxNoticeDays); nil when not stated.
+	NoticeDays *int
+	// AutoRenew is whether the contract renews by itself unless notice
+	// is given (autoRenew).
+	AutoRenew bool
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
 
 // IsDigital reports whether the contract goes through digital signing.
 func (c *Contract) IsDigital() bool { return c.DigitalContractID != "" }
+
+// NoticeDate is the last day notice can be given (docs/decisions.md §16):
+// EndDate minus NoticeDays, or EndDate when NoticeDays is nil; nil
+// without an EndDate. Stores keep it in a column so lists filter on it.
+func (c Contract) NoticeDate() *time.Time {
+	return NoticeDate(c.EndDate, c.NoticeDays)
+}
+
+// NoticeDate is end minus days days (end when days is nil), nil when end
+// is nil.
+func NoticeDate(end *time.Time, days *int) *time.Time {
+	if end == nil {
+		return nil
+	}
+	t := end.UTC()
+	if days != nil {
+		t = t.AddDate(0, 0, -*days)
+	}
+	return &t
+}
+
+// IsLive reports whether the contract is in force for key-date reminders
+// (docs/decisions.md §16): Signed, or non-digital and neither Draft,
+// Expired, Terminated nor Archived.
+func (c Contract) IsLive() bool {
+	if c.Status == Signed {
+		return true
+	}
+	if c.IsDigital() {
+		return false
+	}
+	switch c.Status {
+	case Draft, Expired, Terminated, Archived:
+		return false
+	}
+	return true
+}
 
 // Normalize puts user input in canonical form before Validate: it trims
 // the name, trims and upper-cases the currency, rounds the amount to two
@@ -89,7 +142,9 @@ func (c *Contract) Normalize() {
 // Validate checks the contract's fields. It returns nil or an EINVALID
 // *domain.Error whose Fields are keyed by the JSON field names
 // (contractName, contractType, status, endDate, amount, currency,
-// contractDescription, comments, matterId, clientId, projectId). It does
+// contractDescription, comments, matterId, clientId, projectId,
+// noticeDays, ownerId). Whether the owner is an active user is the use
+// case's to check. It does
 // not change c; call Normalize first for input from a client.
 func (c *Contract) Validate() error {
 	f := domain.FieldErrors{}
@@ -124,6 +179,12 @@ func (c *Contract) Validate() error {
 	}
 	if utf8.RuneCountInString(c.Comments) > MaxTextLength {
 		f.Add("comments", "comments must be at most 20000 characters")
+	}
+	if c.NoticeDays != nil && (*c.NoticeDays < 0 || *c.NoticeDays > MaxNoticeDays) {
+		f.Add("noticeDays", "noticeDays must be between 0 and 3650")
+	}
+	if c.OwnerID < 0 {
+		f.Add("ownerId", "ownerId must be a positive integer")
 	}
 	for _, id := range []struct {
 		name string

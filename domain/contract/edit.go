@@ -38,6 +38,11 @@ type Edit struct {
 	MatterID    Optional[int64]
 	ClientID    Optional[int64]
 	ProjectID   Optional[int64]
+	// OwnerID, when set, hands the contract to that user (the use case
+	// checks they are active).
+	OwnerID    *int64
+	NoticeDays Optional[int]
+	AutoRenew  *bool
 }
 
 // EditResult is what an edit changed, for the audit trail.
@@ -80,6 +85,9 @@ func (c *Contract) Apply(e Edit) (EditResult, error) {
 	setOpt(&next.MatterID, e.MatterID)
 	setOpt(&next.ClientID, e.ClientID)
 	setOpt(&next.ProjectID, e.ProjectID)
+	setPtr(&next.OwnerID, e.OwnerID)
+	setOpt(&next.NoticeDays, e.NoticeDays)
+	setPtr(&next.AutoRenew, e.AutoRenew)
 	next.Normalize()
 	if err := next.Validate(); err != nil {
 		return EditResult{}, err
@@ -135,6 +143,9 @@ func Diff(a, b Contract) []string {
 	add(!sameID(a.MatterID, b.MatterID), "matterId")
 	add(!sameID(a.ClientID, b.ClientID), "clientId")
 	add(!sameID(a.ProjectID, b.ProjectID), "projectId")
+	add(a.OwnerID != b.OwnerID, "ownerId")
+	add(!sameDays(a.NoticeDays, b.NoticeDays), "noticeDays")
+	add(a.AutoRenew != b.AutoRenew, "autoRenew")
 	return out
 }
 
@@ -157,4 +168,17 @@ func sameID(a, b *int64) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
+}
+
+func sameDays(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// KeyDatesChanged reports whether b's notice date differs from a's, which
+// re-arms the key-date reminders not yet passed (docs/decisions.md §16).
+func KeyDatesChanged(a, b Contract) bool {
+	return !sameTime(a.NoticeDate(), b.NoticeDate())
 }

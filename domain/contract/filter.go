@@ -124,6 +124,11 @@ type Filter struct {
 	// matches a range on it.
 	StartFrom, StartTo *time.Time
 	EndFrom, EndTo     *time.Time
+	// OwnerID selects the contracts of one owner.
+	OwnerID *int64
+	// NoticeFrom and NoticeTo bound the notice date (Contract.NoticeDate),
+	// both inclusive.
+	NoticeFrom, NoticeTo *time.Time
 
 	SortBy   SortField
 	SortDesc bool
@@ -146,6 +151,9 @@ func (f Filter) Validate() error {
 	}
 	if f.EndFrom != nil && f.EndTo != nil && f.EndTo.Before(*f.EndFrom) {
 		e.Add("EndDateTo", "EndDateTo must not be before EndDateFrom")
+	}
+	if f.NoticeFrom != nil && f.NoticeTo != nil && f.NoticeTo.Before(*f.NoticeFrom) {
+		e.Add("NoticeDateTo", "NoticeDateTo must not be before NoticeDateFrom")
 	}
 	if f.Limit < 0 {
 		e.Add("Limit", "Limit must be a non-negative integer")

@@ -57,6 +57,8 @@ func ParseFilter(q url.Values) (Filter, error) {
 	f.RelatedID = p.int("RelatedEntityId")
 	f.StartFrom, f.StartTo = p.time("StartDateFrom"), p.time("StartDateTo")
 	f.EndFrom, f.EndTo = p.time("EndDateFrom"), p.time("EndDateTo")
+	f.OwnerID = p.int("OwnerId")
+	f.NoticeFrom, f.NoticeTo = p.time("NoticeDateFrom"), p.time("NoticeDateTo")
 	if v := p.get("SortBy"); v != "" {
 		sortBy, err := ParseSortField(v)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"counsel/domain/account"
 	"counsel/domain/contract"
 )
 
@@ -29,6 +30,21 @@ func SeedContracts(t testing.TB, s Stores, cs []contract.Contract) []contract.Co
 	t.Helper()
 	ctx := context.Background()
 	uid := bootstrap(t, s)
+	// Owners and notice periods spread over the rows, for the OwnerId and
+	// NoticeDate filters: three owners, a third of the contracts without
+	// noticeDays (their notice date is the end date).
+	owners := []int64{uid, seedUser(t, s, "owner1@example.com"), seedUser(t, s, "owner2@example.com")}
+	cs = slices.Clone(cs)
+	for i := range cs {
+		if cs[i].OwnerID == 0 {
+			cs[i].OwnerID = owners[i%len(owners)]
+		}
+		if cs[i].NoticeDays == nil && i%3 != 0 {
+			n := (i * 37) % 400
+			cs[i].NoticeDays = &n
+			cs[i].AutoRenew = i%2 == 0
+		}
+	}
 	if imp, ok := s.Contracts.(ContractImporter); ok {
 		if err := imp.ImportContracts(ctx, cs, uid); err != nil {
 			t.Fatalf("import %d contracts: %v", len(cs), err)
@@ -53,6 +69,20 @@ func SeedContracts(t testing.TB, s Stores, cs []contract.Contract) []contract.Co
 		all = append(all, c)
 	}
 	return all
+}
+
+// seedUser returns the id of the user with email, created if need be.
+func seedUser(t testing.TB, s Stores, email string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if c, err := s.Accounts.CredentialsByEmail(ctx, email); err == nil {
+		return c.UserID
+	}
+	id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: email, FirstName: "Owner", PasswordHash: "h"})
+	if err != nil {
+		t.Fatalf("create %s: %v", email, err)
+	}
+	return id
 }
 
 // ContractListProperty runs random filters (every field of
@@ -130,6 +160,9 @@ func describe(f contract.Filter) string {
 	ptr("StartTo", f.StartTo)
 	ptr("EndFrom", f.EndFrom)
 	ptr("EndTo", f.EndTo)
+	ptr("OwnerID", f.OwnerID)
+	ptr("NoticeFrom", f.NoticeFrom)
+	ptr("NoticeTo", f.NoticeTo)
 	fmt.Fprintf(&b, " SortBy=%s SortDesc=%v Limit=%d Offset=%d", f.SortBy, f.SortDesc, f.Limit, f.Offset)
 	return b.String()
 }
@@ -221,6 +254,12 @@ func RandomFilter(rnd *rand.Rand, all []contract.Contract) contract.Filter {
 	}
 	if chance(0.15) {
 		f.EndFrom, f.EndTo = rangeOn(func(c contract.Contract) *time.Time { return c.EndDate })
+	}
+	if chance(0.12) {
+		f.OwnerID = idOf(func(c contract.Contract) *int64 { id := c.OwnerID; return &id })
+	}
+	if chance(0.15) {
+		f.NoticeFrom, f.NoticeTo = rangeOn(func(c contract.Contract) *time.Time { return c.NoticeDate() })
 	}
 	f.Limit = []int64{0, 1, 5, 20, 20, 100, 100}[rnd.IntN(7)]
 	switch rnd.IntN(6) {

@@ -411,7 +411,8 @@ func matches(c contract.Contract, f contract.Filter) bool {
 		f.IsDigital != nil && *f.IsDigital != c.IsDigital() ||
 		f.MatterID != nil && (c.MatterID == nil || *c.MatterID != *f.MatterID) ||
 		f.ClientID != nil && (c.ClientID == nil || *c.ClientID != *f.ClientID) ||
-		f.ProjectID != nil && (c.ProjectID == nil || *c.ProjectID != *f.ProjectID) {
+		f.ProjectID != nil && (c.ProjectID == nil || *c.ProjectID != *f.ProjectID) ||
+		f.OwnerID != nil && (c.OwnerID == 0 || c.OwnerID != *f.OwnerID) {
 		return false
 	}
 	var rel *int64
@@ -432,5 +433,6 @@ func matches(c contract.Contract, f contract.Filter) bool {
 		}
 		return d != nil && (lo == nil || !d.Before(*lo)) && (hi == nil || !d.After(*hi))
 	}
-	return in(c.StartDate, f.StartFrom, f.StartTo) && in(c.EndDate, f.EndFrom, f.EndTo)
+	return in(c.StartDate, f.StartFrom, f.StartTo) && in(c.EndDate, f.EndFrom, f.EndTo) &&
+		in(c.NoticeDate(), f.NoticeFrom, f.NoticeTo)
 }

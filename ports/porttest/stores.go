@@ -33,6 +33,7 @@ type Stores struct {
 	Identities    ports.IdentityStore
 	Contracts     ContractStores
 	Blobs         ports.BlobStore
+	Audit         ports.AuditStore
 	// Rows counts the rows of a table, for the suites to see what no
 	// port shows (bytes no document names).
 	Rows func(ctx context.Context, table string) (int64, error)
@@ -53,7 +54,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		name string
 		run  func(*testing.T, Stores)
 	}{
-		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
+		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Sessions", SessionsSuite}, {"Audit", AuditSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite}, {"DocumentBytes", DocumentBytesSuite},
 		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite},

@@ -161,6 +161,7 @@ type AddressInput struct {
 type ContractDto struct {
 	// Amount exact decimal, written with 2 decimals
 	Amount              *float64 `json:"amount"`
+	AutoRenew           bool     `json:"autoRenew"`
 	ClientId            *int64   `json:"clientId"`
 	Comments            string   `json:"comments"`
 	ContractDescription string   `json:"contractDescription"`
@@ -185,8 +186,17 @@ type ContractDto struct {
 	Id                          int64      `json:"id"`
 	IsSigned                    bool       `json:"isSigned"`
 	MatterId                    *int64     `json:"matterId"`
-	ProjectId                   *int64     `json:"projectId"`
-	StartDate                   *time.Time `json:"startDate"`
+
+	// NoticeDate endDate minus noticeDays (endDate when noticeDays is null); null without endDate
+	NoticeDate *time.Time `json:"noticeDate"`
+
+	// NoticeDays notice must be given this many days before endDate; null when not stated
+	NoticeDays *int `json:"noticeDays"`
+
+	// OwnerId the user answerable for the contract (default the creator); null only when unknown
+	OwnerId   *int64     `json:"ownerId"`
+	ProjectId *int64     `json:"projectId"`
+	StartDate *time.Time `json:"startDate"`
 
 	// Status a ContractStatus: written as its name; read as the name (case-insensitive; spaces, - and _ ignored) or the integer code
 	Status    ContractStatus `json:"status"`
@@ -202,8 +212,11 @@ type ContractType string
 // CreateContractInput defines model for CreateContractInput.
 type CreateContractInput struct {
 	// Amount >= 0, below 10^15; rounded half away from zero to 2 decimals; also accepted: the number as a decimal string, such as "42000.50"
-	Amount   *float64 `json:"amount,omitempty"`
-	ClientId *int64   `json:"clientId,omitempty"`
+	Amount *float64 `json:"amount,omitempty"`
+
+	// AutoRenew default false
+	AutoRenew *bool  `json:"autoRenew,omitempty"`
+	ClientId  *int64 `json:"clientId,omitempty"`
 
 	// Comments at most 20000 characters
 	Comments *string `json:"comments,omitempty"`
@@ -221,9 +234,15 @@ type CreateContractInput struct {
 	Currency *string `json:"currency,omitempty"`
 
 	// EndDate not before startDate; also accepted: a yyyy-mm-dd date (midnight UTC)
-	EndDate   *time.Time `json:"endDate,omitempty"`
-	MatterId  *int64     `json:"matterId,omitempty"`
-	ProjectId *int64     `json:"projectId,omitempty"`
+	EndDate  *time.Time `json:"endDate,omitempty"`
+	MatterId *int64     `json:"matterId,omitempty"`
+
+	// NoticeDays 0..3650 or null: notice must be given that many days before endDate
+	NoticeDays *int64 `json:"noticeDays,omitempty"`
+
+	// OwnerId an active user; default the creator; null is refused on a change
+	OwnerId   *int64 `json:"ownerId,omitempty"`
+	ProjectId *int64 `json:"projectId,omitempty"`
 
 	// StartDate also accepted: a yyyy-mm-dd date (midnight UTC)
 	StartDate *time.Time `json:"startDate,omitempty"`

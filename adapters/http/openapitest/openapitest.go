@@ -54,7 +54,7 @@ const streamed = 1 << 20
 func init() {
 	// Bodies the document declares as binary or text: the validator
 	// checks their presence and content type, not their bytes.
-	for _, ct := range []string{"application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "text/html", "application/x-pem-file"} {
+	for _, ct := range []string{"application/pdf", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "text/html", "application/x-pem-file", "text/calendar", "application/x-ndjson"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }

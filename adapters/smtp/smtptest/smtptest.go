@@ -4,7 +4,13 @@ package smtptest
 
 import (
 	"bufio"
+	"encoding/base64"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
 	"net"
+	"net/mail"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +21,8 @@ import (
 type Message struct {
 	From string
 	To   []string
-	Data string // headers and body, dot-unstuffed
+	Data string    // headers and body, dot-unstuffed
+	At   time.Time // when the sink accepted it
 }
 
 // Sink is a running SMTP server that records the messages it gets.
@@ -24,6 +31,15 @@ type Sink struct {
 	got  chan struct{}
 	mu   sync.Mutex
 	msgs []Message
+	fail int // the next fail messages are refused with a temporary error
+}
+
+// FailNext makes the sink refuse the next n messages (451 at the end of
+// DATA), as a relay that is down for a while.
+func (s *Sink) FailNext(n int) {
+	s.mu.Lock()
+	s.fail = n
+	s.mu.Unlock()
 }
 
 // New starts a sink that stops when t ends.
@@ -95,8 +111,14 @@ func (s *Sink) serve(c net.Conn) {
 				}
 				b.WriteString(strings.TrimPrefix(l, "."))
 			}
-			m.Data = b.String()
+			m.Data, m.At = b.String(), time.Now()
 			s.mu.Lock()
+			if s.fail > 0 {
+				s.fail--
+				s.mu.Unlock()
+				say("451 try again later")
+				continue
+			}
 			s.msgs = append(s.msgs, m)
 			s.mu.Unlock()
 			select {
@@ -111,4 +133,70 @@ func (s *Sink) serve(c net.Conn) {
 			say("250 OK")
 		}
 	}
+}
+
+// Parsed is a message read back as a mail client would.
+type Parsed struct {
+	Header      mail.Header
+	Subject     string // decoded
+	Text, HTML  string // the decoded parts, CRLF turned into LF
+	Attachments map[string][]byte
+}
+
+// Parse reads m's MIME structure: the plain-text and HTML parts and the
+// attachments by file name.
+func (m Message) Parse() (Parsed, error) {
+	msg, err := mail.ReadMessage(strings.NewReader(m.Data))
+	if err != nil {
+		return Parsed{}, err
+	}
+	p := Parsed{Header: msg.Header, Attachments: map[string][]byte{}}
+	if p.Subject, err = new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject")); err != nil {
+		return p, err
+	}
+	return p, p.walk(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), "", msg.Body)
+}
+
+func (p *Parsed) walk(ctype, cte, disposition string, body io.Reader) error {
+	mt, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		return err
+	}
+	if strings.HasPrefix(mt, "multipart/") {
+		r := multipart.NewReader(body, params["boundary"])
+		for {
+			part, err := r.NextRawPart()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := p.walk(part.Header.Get("Content-Type"), part.Header.Get("Content-Transfer-Encoding"), part.Header.Get("Content-Disposition"), part); err != nil {
+				return err
+			}
+		}
+	}
+	switch strings.ToLower(cte) {
+	case "quoted-printable":
+		body = quotedprintable.NewReader(body)
+	case "base64":
+		body = base64.NewDecoder(base64.StdEncoding, body)
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	if d, dp, err := mime.ParseMediaType(disposition); err == nil && d == "attachment" {
+		p.Attachments[dp["filename"]] = b
+		return nil
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	switch mt {
+	case "text/plain":
+		p.Text = text
+	case "text/html":
+		p.HTML = text
+	}
+	return nil
 }

@@ -1,0 +1,15 @@
+package postgres
+
+import "counsel/adapters/sqlrow"
+
+// NewCalendarStore returns the calendar feed store of db, written once
+// for both engines (sqlrow.CalendarStore).
+func NewCalendarStore(db *DB) sqlrow.CalendarStore {
+	return sqlrow.NewCalendarStore(engine{db: db})
+}
+
+// NewOutboxStore returns the mail outbox store of db, written once for
+// both engines (sqlrow.OutboxStore).
+func NewOutboxStore(db *DB) sqlrow.OutboxStore {
+	return sqlrow.NewOutboxStore(engine{db: db})
+}

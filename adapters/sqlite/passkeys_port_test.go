@@ -1,0 +1,27 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"counsel/adapters/sqlite"
+	"counsel/domain/account"
+	"counsel/ports/porttest"
+)
+
+func TestPasskeyStorePort(t *testing.T) {
+	t.Parallel()
+	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "counsel.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		accounts := sqlite.NewAccountStore(db)
+		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		return porttest.PasskeyStores{Passkeys: sqlite.NewPasskeyStore(db), Accounts: accounts}
+	})
+}
