@@ -260,6 +260,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		go func() { errc <- msrv.Serve(mln) }()
 	}
 	go func() { errc <- srv.Serve(ln) }()
+	go func() { // once the first requests are in, as a quiet moment
+		select {
+		case <-time.After(5 * time.Second):
+			releaseStartupMemory()
+		case <-ctx.Done():
+		}
+	}()
 	stopNotify := notifyReady(ctx, newNotifier(getenv, os.Getpid()), a)
 	defer stopNotify()
 	select {
