@@ -52,7 +52,7 @@ type KeyDateStore interface {
 	// mail to the transaction's effects (or returns an error, which
 	// rolls all of it back). digest is not called when no announcement
 	// was won. Concurrent calls for the same contracts (other instances)
-	// record and list each threshold once.
+	// record and list each threshold once, in one digest.
 	AnnounceKeyDates(ctx context.Context, as []KeyDateAnnouncement, digest func(won []KeyDateAnnouncement) error) error
 }
 

@@ -129,9 +129,12 @@ func (s KeyDateStore) announced(ctx context.Context, x Querier, ds []ports.DueKe
 }
 
 // AnnounceKeyDates implements ports.KeyDateStore. The contracts are read
-// again in id order and locked (FOR UPDATE SKIP LOCKED on PostgreSQL: a
-// contract another digest or an edit holds is left for the next run);
-// one whose owner, notice date or live state changed since it was read is
+// again and locked in id order (FOR UPDATE on PostgreSQL; SQLite's one
+// writer runs alone): a concurrent digest of the same owner waits for
+// this one and then finds the thresholds recorded, so it neither lists
+// them again nor splits the owner's digest in two; an edit of one of the
+// contracts waits too, so its re-arm sees the rows recorded here. One
+// whose owner, notice date or live state changed since it was read is
 // left out. The primary key of key_date_announcements decides which
 // transaction recorded a threshold first.
 func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAnnouncement, digest func(won []ports.KeyDateAnnouncement) error) error {
@@ -139,9 +142,6 @@ func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAn
 		return nil
 	}
 	lock := s.e.LockRow()
-	if lock != "" {
-		lock += " SKIP LOCKED"
-	}
 	ids := make([]int64, len(as))
 	for i, a := range as {
 		ids[i] = a.Due.ContractID
