@@ -51,9 +51,10 @@ type KeyDateStore interface {
 	// threshold this transaction recorded first; digest adds the digest
 	// mail to the transaction's effects (or returns an error, which
 	// rolls all of it back). digest is not called when no announcement
-	// was won. Concurrent calls for the same contracts (other instances)
-	// record and list each threshold once, in one digest.
-	AnnounceKeyDates(ctx context.Context, as []KeyDateAnnouncement, digest func(won []KeyDateAnnouncement) error) error
+	// was won. It returns how many contracts the committed digest listed
+	// (0: none was won). Concurrent calls for the same contracts (other
+	// instances) record and list each threshold once, in one digest.
+	AnnounceKeyDates(ctx context.Context, as []KeyDateAnnouncement, digest func(won []KeyDateAnnouncement) error) (int, error)
 }
 
 // RearmKeyDates forgets, in the transaction of a change of a contract's

@@ -147,10 +147,11 @@ func (s KeyDateStore) announced(ctx context.Context, x Querier, ds []ports.DueKe
 // whose owner, notice date or live state changed since it was read is
 // left out. The primary key of key_date_announcements decides which
 // transaction recorded a threshold first.
-func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAnnouncement, digest func(won []ports.KeyDateAnnouncement) error) error {
+func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAnnouncement, digest func(won []ports.KeyDateAnnouncement) error) (int, error) {
 	if len(as) == 0 {
-		return nil
+		return 0, nil
 	}
+	listed := 0
 	lock := s.e.LockRow()
 	ids := make([]int64, len(as))
 	for i, a := range as {
@@ -159,6 +160,7 @@ func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAn
 	slices.Sort(ids)
 	in, args := s.e.In("id", ids)
 	err := s.e.WriteTx(ctx, func(x Querier) error {
+		listed = 0
 		type current struct {
 			owner   int64
 			notice  *time.Time
@@ -192,12 +194,8 @@ func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAn
 		var won []ports.KeyDateAnnouncement
 		for _, a := range as {
 			c, ok := now[a.Due.ContractID]
-			digital := ""
-			if c.digital {
-				digital = "x"
-			}
 			if !ok || c.owner != a.Due.OwnerID || c.notice == nil || !c.notice.Equal(a.Due.NoticeDate) ||
-				!(contract.Contract{Status: contract.Status(c.status), DigitalContractID: digital}).IsLive() {
+				!contract.LiveStatus(contract.Status(c.status), c.digital) {
 				continue
 			}
 			first := false
@@ -219,12 +217,13 @@ func (s KeyDateStore) AnnounceKeyDates(ctx context.Context, as []ports.KeyDateAn
 		if len(won) == 0 {
 			return nil
 		}
+		listed = len(won)
 		return digest(won)
 	})
 	if err != nil {
-		return fmt.Errorf("announce key dates: %w", err)
+		return 0, fmt.Errorf("announce key dates: %w", err)
 	}
-	return nil
+	return listed, nil
 }
 
 // rearmKeyDates forgets the thresholds of a contract not yet reached with

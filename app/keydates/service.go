@@ -88,14 +88,10 @@ func (s *Service) Run(ctx context.Context) (int, error) {
 
 // digest announces what is due of one owner's candidates ds and queues
 // their digest with the records; ok reports whether one was queued.
-func (s *Service) digest(ctx context.Context, now time.Time, ds []ports.DueKeyDate) (ok bool, err error) {
+func (s *Service) digest(ctx context.Context, now time.Time, ds []ports.DueKeyDate) (bool, error) {
 	var as []ports.KeyDateAnnouncement
 	for _, d := range ds {
-		digital := ""
-		if d.Digital {
-			digital = "digital"
-		}
-		if !(contract.Contract{Status: d.Status, DigitalContractID: digital}).IsLive() {
+		if !contract.LiveStatus(d.Status, d.Digital) {
 			continue
 		}
 		if listed, record, due := contract.KeyDateDue(now, d.NoticeDate, s.d.Thresholds, d.Announced); due {
@@ -106,7 +102,7 @@ func (s *Service) digest(ctx context.Context, now time.Time, ds []ports.DueKeyDa
 		return false, nil
 	}
 	ctx, fx := ports.WithEffects(ctx)
-	err = s.d.Store.AnnounceKeyDates(ctx, as, func(won []ports.KeyDateAnnouncement) error {
+	listed, err := s.d.Store.AnnounceKeyDates(ctx, as, func(won []ports.KeyDateAnnouncement) error {
 		items := make([]mail.KeyDate, len(won))
 		for i, a := range won {
 			notice := a.Due.NoticeDate
@@ -116,11 +112,10 @@ func (s *Service) digest(ctx context.Context, now time.Time, ds []ports.DueKeyDa
 		}
 		m := mail.KeyDateDigest(s.d.Links, ds[0].OwnerName, items, s.d.Thresholds)
 		fx.Add(ports.Mail{To: ds[0].OwnerEmail, Subject: m.Subject, Kind: m.Kind, Text: m.Text, HTML: m.HTML})
-		ok = true
 		return nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("digest of owner %d: %w", ds[0].OwnerID, err)
 	}
-	return ok, nil
+	return listed > 0, nil
 }

@@ -109,17 +109,23 @@ func KeyDatesRearmBelow(now time.Time, notice *time.Time) int {
 	return DaysLeft(now, *notice)
 }
 
+// LiveStatus reports whether a contract in status s, digital or not, is
+// live (Contract.IsLive).
+func LiveStatus(s Status, digital bool) bool {
+	c := Contract{Status: s}
+	if digital {
+		c.DigitalContractID = "digital"
+	}
+	return c.IsLive()
+}
+
 // LiveStatuses are the statuses in which a contract is live (IsLive) when
-// digital, and when not: the candidates the stores select before IsLive
-// decides.
+// digital, and when not: the candidates the stores select before
+// LiveStatus decides.
 func LiveStatuses(digital bool) []Status {
 	var out []Status
 	for s := Draft; s <= Archived; s++ {
-		c := Contract{Status: s}
-		if digital {
-			c.DigitalContractID = "x"
-		}
-		if c.IsLive() {
+		if LiveStatus(s, digital) {
 			out = append(out, s)
 		}
 	}

@@ -99,11 +99,14 @@ func KeyDatesSuite(t *testing.T, s Stores) {
 	}
 	announce := func(as []ports.KeyDateAnnouncement) (won []ports.KeyDateAnnouncement, err error) {
 		ctx, fx := ports.WithEffects(ctx)
-		err = s.KeyDates.AnnounceKeyDates(ctx, as, func(w []ports.KeyDateAnnouncement) error {
+		listed, err := s.KeyDates.AnnounceKeyDates(ctx, as, func(w []ports.KeyDateAnnouncement) error {
 			won = w
 			fx.Add(ports.Mail{To: w[0].Due.OwnerEmail, Subject: "digest", Kind: "keyDateDigest", Text: "x"})
 			return nil
 		})
+		if err == nil && listed != len(won) {
+			t.Errorf("AnnounceKeyDates reports %d listed, its digest was given %d", listed, len(won))
+		}
 		return won, err
 	}
 
@@ -139,8 +142,9 @@ func KeyDatesSuite(t *testing.T, s Stores) {
 	// A digest that fails records nothing.
 	boom := errors.New("boom")
 	bobPlan := plan(now, due(now))
-	err = s.KeyDates.AnnounceKeyDates(ctx, bobPlan, func([]ports.KeyDateAnnouncement) error { return boom })
+	listed, err := s.KeyDates.AnnounceKeyDates(ctx, bobPlan, func([]ports.KeyDateAnnouncement) error { return boom })
 	is.True(errors.Is(err, boom))
+	is.Equal(listed, 0)
 	is.Equal(rows(), int64(5))
 
 	// Concurrent digests of the same contracts (instances): one wins.

@@ -107,7 +107,7 @@ func main() {
 				as = append(as, ports.KeyDateAnnouncement{Due: c, Listed: listed, Record: record})
 			}
 		}
-		if err := s.KeyDates.AnnounceKeyDates(ctx, as, func([]ports.KeyDateAnnouncement) error { digests++; return nil }); err != nil {
+		if _, err := s.KeyDates.AnnounceKeyDates(ctx, as, func([]ports.KeyDateAnnouncement) error { digests++; return nil }); err != nil {
 			log.Fatal(err)
 		}
 		due = due[k:]
