@@ -59,11 +59,12 @@ func runDigests(t *testing.T, s *apptest.Server, sink *smtptest.Sink) map[string
 }
 
 // sentDigests waits until every digest in the outbox of s was sent and
-// returns those the relay received, by recipient.
+// the relay holds as many, and returns those by recipient.
 func sentDigests(t *testing.T, s *apptest.Server, sink *smtptest.Sink) map[string][]smtptest.Parsed {
 	t.Helper()
 	admin := s.Admin(t) // the fake clock may have moved past the last token's lifetime
-	queued := 0
+	var out map[string][]smtptest.Parsed
+	queued, n := 0, 0
 	eventually(t, 10*time.Second, "digests sent", func() bool {
 		queued = 0
 		for _, it := range mails(t, s, admin, "?Limit=100").Items {
@@ -75,23 +76,19 @@ func sentDigests(t *testing.T, s *apptest.Server, sink *smtptest.Sink) map[strin
 			}
 			queued++
 		}
-		return true
+		out, n = map[string][]smtptest.Parsed{}, 0
+		for _, m := range sink.Messages() {
+			p, err := m.Parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(p.Subject, "Notice date") {
+				out[m.To[0]] = append(out[m.To[0]], p)
+				n++
+			}
+		}
+		return n == queued // a digest queued and sent between the two reads: look again
 	})
-	out := map[string][]smtptest.Parsed{}
-	n := 0
-	for _, m := range sink.Messages() {
-		p, err := m.Parse()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(p.Subject, "Notice date") {
-			out[m.To[0]] = append(out[m.To[0]], p)
-			n++
-		}
-	}
-	if n != queued {
-		t.Fatalf("the relay holds %d digests, the outbox sent %d", n, queued)
-	}
 	return out
 }
 
@@ -286,7 +283,8 @@ func TestKeyDateDigestInactiveOwner(t *testing.T) {
 }
 
 // TestKeyDateDigestRestart: a restarted service (its start run, then
-// later runs) sends nothing already sent.
+// later runs) sends nothing already sent, and its start run sends what
+// came due while it was down.
 func TestKeyDateDigestRestart(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
@@ -298,18 +296,43 @@ func TestKeyDateDigestRestart(t *testing.T) {
 	first.Clock.Set(digestAt(10))
 	got := runDigests(t, first, sink)
 	is.Equal(len(got[owner]), 1)
-	first.Server.Close()
-	is.NoErr(first.App.Close())
+	restart := func(prev *apptest.Server) *apptest.Server {
+		prev.Server.Close()
+		is.NoErr(prev.App.Close())
+		return apptest.New(t, func(c *app.Config) {
+			c.DB, c.DataDir, c.Clock = first.Config.DB, first.Config.DataDir, first.Clock
+			c.SMTPAddr, c.SMTPFrom = sink.Addr(), "counsel@example.com"
+		})
+	}
 
-	next := apptest.New(t, func(c *app.Config) {
-		c.DB, c.DataDir, c.Clock = first.Config.DB, first.Config.DataDir, first.Clock
-		c.SMTPAddr, c.SMTPFrom = sink.Addr(), "counsel@example.com"
-	})
+	next := restart(first)
 	got = runDigests(t, next, sink)
 	is.Equal(len(got[owner]), 1) // neither the start run nor this one resent it
+
+	// Down while the 30-day threshold came: the start run sends it.
 	first.Clock.Set(digestAt(70))
-	got = runDigests(t, next, sink)
-	is.Equal(len(got[owner]), 2) // the next threshold, from the new instance
+	last := restart(next)
+	eventually(t, 10*time.Second, "the start run's digest", func() bool { return len(sentDigests(t, last, sink)[owner]) == 2 })
+	got = runDigests(t, last, sink)
+	is.Equal(len(got[owner]), 2) // once
+	is.True(strings.Contains(got[owner][1].Text, "(within 30 days: 30 days left)"))
+}
+
+// TestKeyDateDigestEveryInterval: the job runs by itself every
+// COUNSEL_KEY_DATE_INTERVAL.
+func TestKeyDateDigestEveryInterval(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s, sink := digestServer(t, func(c *app.Config) { c.KeyDateInterval = time.Second })
+	ownerID, tok := s.User(t, account.ContractCreate, account.ContractEdit, account.ContractView)
+	owner := userEmail(t, s, ownerID)
+	keyDateContract(t, s, tok, ownerID, "Lease", 100, true, "Signed")
+	s.Clock.Set(digestAt(93))
+	eventually(t, 10*time.Second, "a digest without a run asked for", func() bool { return len(sentDigests(t, s, sink)[owner]) == 1 })
+	time.Sleep(1500 * time.Millisecond) // another round or two
+	got := sentDigests(t, s, sink)
+	is.Equal(len(got[owner]), 1) // once
+	is.True(strings.Contains(got[owner][0].Text, "(within 7 days: 7 days left)"))
 }
 
 // TestKeyDateDigestOnceAcrossInstances: three instances on one
