@@ -41,8 +41,8 @@ type KeyDateStore interface {
 	// day from with thresholds (ascending): the tightest one whose day
 	// (the notice day minus that many days) is from or earlier. Ordered
 	// by owner, notice date and id. Read by index whatever the number of
-	// contracts, in one query for the candidates and one for what they
-	// announced.
+	// contracts: one query for the candidates, and one per few hundred of
+	// them for what they announced.
 	DueKeyDates(ctx context.Context, from, to time.Time, thresholds []int) ([]DueKeyDate, error)
 	// AnnounceKeyDates records, in one write transaction, the thresholds
 	// of each announcement (of one owner) whose contract still has the
