@@ -419,7 +419,7 @@ func (a *App) wireContracts() error {
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	a.KeyDates = keydates.New(keydates.Deps{Store: a.db.KeyDates, Clock: a.cfg.Clock, Links: mail.Links{PublicURL: a.issuer()},
-		Thresholds: a.cfg.KeyDateReminders, Log: a.log})
+		Thresholds: a.cfg.KeyDateReminders})
 	a.every(a.cfg.KeyDateInterval, a.counted("key-date digests", a.exclusive("key-dates", a.tracked(metrics.JobKeyDates, a.KeyDates.Run))))
 	return nil
 }

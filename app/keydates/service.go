@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -36,7 +35,6 @@ type Deps struct {
 	Links mail.Links
 	// Thresholds are COUNSEL_KEY_DATE_REMINDERS, ascending.
 	Thresholds []int
-	Log        *slog.Logger
 }
 
 // Service is the key-date digest job.
@@ -44,16 +42,13 @@ type Service struct{ d Deps }
 
 // New returns the job.
 func New(d Deps) *Service {
-	if d.Log == nil {
-		d.Log = slog.New(slog.DiscardHandler)
-	}
 	d.Thresholds = slices.Sorted(slices.Values(d.Thresholds))
 	return &Service{d: d}
 }
 
 // Run queues today's digests and returns how many it queued. An owner
-// whose digest fails is logged and left for the next run; the others are
-// still sent; the first failure is returned.
+// whose digest fails is left for the next run and the others are still
+// sent; the failures are returned together, each naming its owner.
 func (s *Service) Run(ctx context.Context) (int, error) {
 	if len(s.d.Thresholds) == 0 {
 		return 0, nil
@@ -76,7 +71,6 @@ func (s *Service) Run(ctx context.Context) (int, error) {
 			if ctx.Err() != nil {
 				return sent, ctx.Err()
 			}
-			s.d.Log.ErrorContext(ctx, "key-date digest", "owner", ds[0].OwnerID, "err", err)
 			errs = append(errs, err)
 		} else if ok {
 			sent++
