@@ -134,7 +134,9 @@ func TestKeyDateDigests(t *testing.T) {
 
 	// 90 days before: one digest each, Ann's listing both of hers.
 	s.Clock.Set(digestAt(10))
+	start := time.Now()
 	got = runDigests(t, s, sink)
+	t.Logf("job run to SMTP: %s", sink.Messages()[len(sink.Messages())-1].At.Sub(start))
 	is.Equal(len(got[ann]), 1)
 	is.Equal(len(got[bob]), 1)
 	d := got[ann][0]
