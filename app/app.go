@@ -39,11 +39,13 @@ import (
 	"counsel/app/backups"
 	"counsel/app/calendar"
 	"counsel/app/contracts"
+	"counsel/app/keydates"
 	"counsel/app/outbox"
 	"counsel/app/remunerations"
 	signingapp "counsel/app/signing"
 	"counsel/app/users"
 	"counsel/domain/account"
+	"counsel/domain/mail"
 	"counsel/ports"
 )
 
@@ -84,6 +86,9 @@ type App struct {
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
 	Contracts *contracts.Service
+	// KeyDates is the key-date digest job; tests run it (Run) with the
+	// fake clock.
+	KeyDates *keydates.Service
 	// Signing is the digital-signing use case (see signing.go).
 	Signing       *signingapp.Service
 	signingPages  ports.SigningPages
@@ -413,6 +418,9 @@ func (a *App) wireContracts() error {
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
+	a.KeyDates = keydates.New(keydates.Deps{Store: a.db.KeyDates, Clock: a.cfg.Clock, Links: mail.Links{PublicURL: a.issuer()},
+		Thresholds: a.cfg.KeyDateReminders})
+	a.every(a.cfg.KeyDateInterval, a.counted("key-date digests", a.exclusive("key-dates", a.tracked(metrics.JobKeyDates, a.KeyDates.Run))))
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"counsel/adapters/argon2"
 	"counsel/adapters/docuseal"
 	"counsel/domain/audit"
+	"counsel/domain/contract"
 	"counsel/ports"
 )
 
@@ -94,6 +95,13 @@ type Options struct {
 	// session change how the account signs in (docs/security.md, "Recent
 	// authentication").
 	ReauthWindow time.Duration
+	// KeyDateReminders are the thresholds, in days before a contract's
+	// notice date, announced in the owner's key-date digest (ascending;
+	// docs/decisions.md §16).
+	KeyDateReminders []int
+	// KeyDateInterval is how often the key-date job looks for thresholds
+	// crossed.
+	KeyDateInterval time.Duration
 	// AuditRetention is how long security events are kept
 	// (docs/decisions.md §18); housekeeping removes older ones.
 	AuditRetention time.Duration
@@ -286,6 +294,23 @@ func settings() []setting {
 			}
 			return nil
 		}},
+		{"COUNSEL_KEY_DATE_REMINDERS", contract.DefaultKeyDateReminders, "comma-separated days before a contract's notice date at which its owner's daily digest announces it (each 0..3650, at most 10)", func(c *Options, v string) error {
+			ts, err := contract.ParseKeyDateReminders(v)
+			if err != nil {
+				return err
+			}
+			c.KeyDateReminders = ts
+			return nil
+		}},
+		{"COUNSEL_KEY_DATE_INTERVAL", "1h", "how often the key-date job looks for notice dates that crossed a reminder threshold (it also runs at start); at least 1s", func(c *Options, v string) error {
+			if err := dur(func(c *Options) *time.Duration { return &c.KeyDateInterval })(c, v); err != nil {
+				return err
+			}
+			if c.KeyDateInterval < time.Second {
+				return fmt.Errorf("want at least 1s, got %q", v)
+			}
+			return nil
+		}},
 		{"COUNSEL_METRICS_TOKEN", "", "serve GET /metrics on COUNSEL_ADDR to callers sending Authorization: Bearer <this token>; empty: not there", func(c *Options, v string) error { c.MetricsToken = strings.TrimSpace(v); return nil }},
 		{"COUNSEL_METRICS_ADDR", "", "serve GET /metrics without a token on this address of its own (e.g. 127.0.0.1:9090); empty: no such listener", str(func(c *Options) *string { return &c.MetricsAddr })},
 		{"COUNSEL_BACKUP_DIR", "", "folder of scheduled backups (counsel-YYYYMMDDTHHMMSSZ.db); empty: off", str(func(c *Options) *string { return &c.BackupDir })},
@@ -352,6 +377,12 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 func (c Options) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if len(c.KeyDateReminders) == 0 {
+		bad("COUNSEL_KEY_DATE_REMINDERS: want at least one threshold")
+	}
+	if c.KeyDateInterval < time.Second {
+		bad("COUNSEL_KEY_DATE_INTERVAL: want at least 1s, got %s", c.KeyDateInterval)
+	}
 	if c.BackupInterval < time.Minute {
 		bad("COUNSEL_BACKUP_INTERVAL must be at least 1m")
 	}

@@ -42,6 +42,8 @@ func TestLoadConfig(t *testing.T) {
 		is.Equal(c.LinkTTL, time.Hour)           // signed template document links
 		is.Equal(len(c.FrameAncestors), 0)       // no site may frame the signer's pages
 		is.Equal(c.ReauthWindow, 10*time.Minute) // recent authentication
+		is.Equal(c.KeyDateReminders, []int{7, 30, 90})
+		is.Equal(c.KeyDateInterval, time.Hour)
 	})
 	t.Run("environment, then flags", func(t *testing.T) {
 		is := is.New(t)
@@ -90,6 +92,13 @@ func TestLoadConfig(t *testing.T) {
 		{"reauth window under a second", map[string]string{"COUNSEL_REAUTH_WINDOW": "500ms"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window zero", map[string]string{"COUNSEL_REAUTH_WINDOW": "0"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window not a duration", map[string]string{"COUNSEL_REAUTH_WINDOW": "soon"}, "COUNSEL_REAUTH_WINDOW"},
+		{"key date reminders blank", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": " "}, "COUNSEL_KEY_DATE_REMINDERS"},
+		{"key date reminders negative", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": "90,-7"}, "COUNSEL_KEY_DATE_REMINDERS"},
+		{"key date reminders over ten years", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": "3651"}, "COUNSEL_KEY_DATE_REMINDERS"},
+		{"key date reminders repeated", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": "30,30"}, "COUNSEL_KEY_DATE_REMINDERS"},
+		{"key date reminders not days", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": "90d"}, "COUNSEL_KEY_DATE_REMINDERS"},
+		{"key date interval under a second", map[string]string{"COUNSEL_KEY_DATE_INTERVAL": "999ms"}, "COUNSEL_KEY_DATE_INTERVAL"},
+		{"key date interval not a duration", map[string]string{"COUNSEL_KEY_DATE_INTERVAL": "hourly"}, "COUNSEL_KEY_DATE_INTERVAL"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

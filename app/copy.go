@@ -92,6 +92,7 @@ var copyTables = []copyTable{
 		is_signed:b comments matter_id client_id project_id digital_contract_id digital_contract_submission_id created_at:t updated_at:t
 		owner_id notice_days auto_renew:b notice_date:t`)},
 	{"contract_audit", cols("id contract_id action from_status to_status actor_kind actor_user_id actor_name at:t details")},
+	{"key_date_announcements", cols("contract_id threshold_days notice_date:t announced_at:t")},
 	{"contract_signing_events", cols("contract_id submission_id event_key at:t")},
 	{"signing_templates", cols("id name slug external_id roles:json created_at:t updated_at:t")},
 	{"signing_template_documents", cols("template_id position document_id file_name content_type")},

@@ -37,6 +37,7 @@ const (
 	JobBackup       = "backup"
 	JobReminders    = "reminders"
 	JobOutbox       = "outbox"
+	JobKeyDates     = "key_dates" // owners' key-date digests queued
 )
 
 // Outbox kinds of counsel_outbox_pending{kind}; both are exported (0)

@@ -22,6 +22,8 @@ func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effec
 			err = insertAuditEvent(ctx, x, tc, now, e.Event)
 		case ports.DeviceSeen:
 			err = upsertDevice(ctx, x, tc, e)
+		case ports.RearmKeyDates:
+			err = rearmKeyDates(ctx, x, e)
 		default:
 			err = fmt.Errorf("write effects: no writer for %T", e)
 		}

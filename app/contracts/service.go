@@ -112,13 +112,20 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 // change loads contract id, lets fn change it at now, and saves it with
 // the entries fn returns, in one transaction. When fn returns entries the
 // contract's UpdatedAt moves to now. Every status change of a contract,
-// whoever makes it, goes through here.
+// whoever makes it, goes through here. A change that moves the notice
+// date re-arms, in the same transaction, the key-date thresholds not yet
+// reached with the new date (docs/decisions.md §16).
 func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error)) (contract.Contract, error) {
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
 	return s.d.Store.UpdateContract(ctx, id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		before := *c
 		entries, err := fn(c, now)
 		if err != nil {
 			return nil, err
+		}
+		if contract.KeyDatesChanged(before, *c) {
+			fx.Add(ports.RearmKeyDates{ContractID: c.ID, Below: contract.KeyDatesRearmBelow(now, c.NoticeDate())})
 		}
 		if len(entries) > 0 {
 			c.UpdatedAt = now

@@ -103,3 +103,89 @@ func TestApplyKeyDatesAndOwner(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestParseKeyDateReminders(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []int
+		err  bool
+	}{
+		{contract.DefaultKeyDateReminders, []int{7, 30, 90}, false},
+		{" 60 , 1,0", []int{0, 1, 60}, false},
+		{"3650", []int{3650}, false},
+		{"", nil, true},
+		{"90,,7", nil, true},
+		{"90,30,", nil, true},
+		{"-1", nil, true},
+		{"3651", nil, true},
+		{"7d", nil, true},
+		{"1.5", nil, true},
+		{"30,30", nil, true},
+		{"1,2,3,4,5,6,7,8,9,10,11", nil, true},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			is := is.New(t)
+			got, err := contract.ParseKeyDateReminders(tt.in)
+			is.Equal(err != nil, tt.err) // refused or not
+			is.Equal(got, tt.want)
+		})
+	}
+}
+
+func TestDaysLeft(t *testing.T) {
+	day := func(d int, h int) time.Time { return time.Date(2027, 1, d, h, 0, 0, 0, time.UTC) }
+	is := is.New(t)
+	is.Equal(contract.DaysLeft(day(1, 23), day(2, 0)), 1)                                                      // whole UTC days, not hours
+	is.Equal(contract.DaysLeft(day(2, 0), day(2, 23)), 0)                                                      // the same day
+	is.Equal(contract.DaysLeft(day(3, 0), day(2, 23)), -1)                                                     // passed
+	is.Equal(contract.DaysLeft(day(1, 23), time.Date(2027, 1, 2, 1, 0, 0, 0, time.FixedZone("x", 3*3600))), 0) // 1 Jan 22:00 UTC
+}
+
+func TestKeyDateDue(t *testing.T) {
+	now := time.Date(2027, 1, 1, 15, 0, 0, 0, time.UTC)
+	in := func(days int) time.Time { return now.AddDate(0, 0, days).Add(-10 * time.Hour) } // 05:00 UTC that day
+	th := []int{7, 30, 90}
+	for _, tt := range []struct {
+		name      string
+		left      int
+		announced []int
+		listed    int
+		record    []int
+		ok        bool
+	}{
+		{"beyond every threshold", 91, nil, 0, nil, false},
+		{"on the 90-day threshold", 90, nil, 90, []int{90}, true},
+		{"90 announced, before 30", 31, []int{90}, 0, nil, false},
+		{"30 crossed", 30, []int{90}, 30, []int{30}, true},
+		{"first seen within 20 days: both, listed once at 30", 20, nil, 30, []int{30, 90}, true},
+		{"7 crossed", 7, []int{30, 90}, 7, []int{7}, true},
+		{"the notice day itself", 0, []int{30, 90}, 7, []int{7}, true},
+		{"all announced", 3, []int{7, 30, 90}, 0, nil, false},
+		{"passed", -1, nil, 0, nil, false},
+		{"tightest announced, looser not (thresholds changed)", 20, []int{30}, 0, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			listed, record, ok := contract.KeyDateDue(now, in(tt.left), th, tt.announced)
+			is.Equal(ok, tt.ok)         // listed or not
+			is.Equal(listed, tt.listed) // the threshold named
+			is.Equal(record, tt.record) // what is recorded
+		})
+	}
+}
+
+func TestKeyDatesRearmBelow(t *testing.T) {
+	is := is.New(t)
+	now := time.Date(2027, 1, 1, 15, 0, 0, 0, time.UTC)
+	notice := now.AddDate(0, 0, 45)
+	is.Equal(contract.KeyDatesRearmBelow(now, &notice), 45) // 7 and 30 re-armed, 90 (passed) kept
+	is.True(contract.KeyDatesRearmBelow(now, nil) > contract.MaxNoticeDays)
+	past := now.AddDate(0, 0, -3)
+	is.Equal(contract.KeyDatesRearmBelow(now, &past), -3) // nothing re-armed
+}
+
+func TestLiveStatuses(t *testing.T) {
+	is := is.New(t)
+	is.Equal(contract.LiveStatuses(true), []contract.Status{contract.Signed})
+	is.Equal(contract.LiveStatuses(false), []contract.Status{contract.ContractDesign, contract.WaitingForClientSignature, contract.Signed, contract.Declined})
+}

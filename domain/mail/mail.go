@@ -157,3 +157,106 @@ func renderHTML(t *htmltemplate.Template, d any) string {
 
 // oneLine keeps a value on one line (subjects, names in sentences).
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// KindKeyDateDigest is the owner's key-date digest.
+const KindKeyDateDigest = "keyDateDigest"
+
+// KeyDate is one contract of a key-date digest: its notice day is
+// DaysLeft days away and it came within Threshold days of it.
+type KeyDate struct {
+	Contract
+	Threshold int
+	DaysLeft  int
+}
+
+// KeyDateDigest lists to a contract owner (named by name) the contracts
+// whose notice date came within a threshold since the last digest
+// (docs/decisions.md §16): for each, the notice date, the end date,
+// whether it renews by itself, its status and its console link. thresholds
+// (ascending) are the configured ones, named in the footer.
+func KeyDateDigest(l Links, name string, items []KeyDate, thresholds []int) Message {
+	d := digestData{Name: oneLine(name), Thresholds: daysList(thresholds)}
+	for _, it := range items {
+		it.Name = oneLine(it.Name)
+		d.Items = append(d.Items, digestItem{KeyDate: it, Link: l.Contract(it.ID),
+			Notice: dateOf(it.NoticeDate), End: dateOf(it.EndDate), Left: daysLeft(it.DaysLeft)})
+	}
+	subject := "Notice dates coming up: " + itoa(int64(len(items))) + " contracts"
+	if len(items) == 1 {
+		subject = "Notice date coming up: " + items[0].Name
+	}
+	return Message{Kind: KindKeyDateDigest, Subject: oneLine(subject), Text: render(digestText, d), HTML: renderHTML(digestHTML, d)}
+}
+
+type digestData struct {
+	Name       string
+	Thresholds string
+	Items      []digestItem
+}
+
+type digestItem struct {
+	KeyDate
+	Link, Notice, End, Left string
+}
+
+// dateOf writes a date as "Thu 1 Apr 2027" (UTC), "none" for nil.
+func dateOf(t *time.Time) string {
+	if t == nil {
+		return "none"
+	}
+	return t.UTC().Format("Mon 2 Jan 2006")
+}
+
+func daysLeft(n int) string {
+	switch n {
+	case 0:
+		return "today is the last day"
+	case 1:
+		return "1 day left"
+	}
+	return itoa(int64(n)) + " days left"
+}
+
+// daysList writes 7, 30, 90 as "90, 30 and 7 days".
+func daysList(ts []int) string {
+	var parts []string
+	for i := len(ts) - 1; i >= 0; i-- {
+		parts = append(parts, itoa(int64(ts[i])))
+	}
+	if len(parts) == 1 {
+		return parts[0] + " days"
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1] + " days"
+}
+
+var digestText = texttemplate.Must(texttemplate.New("digest").Parse(
+	`{{if .Name}}Hello {{.Name}},
+
+{{end}}The notice dates of {{if eq (len .Items) 1}}this contract{{else}}these contracts{{end}} you own are coming up (dates in UTC):
+{{range .Items}}
+- {{.Name}}
+  Notice by: {{.Notice}} (within {{.Threshold}} days: {{.Left}})
+  End date: {{.End}}
+  Renews automatically: {{if .AutoRenew}}yes, unless notice is given by the notice date{{else}}no{{end}}
+  Status: {{.Status}}
+  {{.Link}}
+{{end}}
+Counsel tells you once as each notice date comes within {{.Thresholds}}; a change of the end date or the notice days starts over the reminders not yet reached.
+You receive this because you own these contracts in Counsel.
+`))
+
+var digestHTML = htmltemplate.Must(htmltemplate.New("digest").Parse(
+	`<!doctype html><html><body>
+{{if .Name}}<p>Hello {{.Name}},</p>
+{{end}}<p>The notice dates of {{if eq (len .Items) 1}}this contract{{else}}these contracts{{end}} you own are coming up (dates in UTC):</p>
+<ul>
+{{range .Items}}<li><p><a href="{{.Link}}"><strong>{{.Name}}</strong></a><br>
+Notice by: <strong>{{.Notice}}</strong> (within {{.Threshold}} days: {{.Left}})<br>
+End date: {{.End}}<br>
+Renews automatically: {{if .AutoRenew}}<strong>yes</strong>, unless notice is given by the notice date{{else}}no{{end}}<br>
+Status: {{.Status}}</p></li>
+{{end}}</ul>
+<p style="color:#555">Counsel tells you once as each notice date comes within {{.Thresholds}}; a change of the end date or the notice days starts over the reminders not yet reached.
+You receive this because you own these contracts in Counsel.</p>
+</body></html>
+`))
