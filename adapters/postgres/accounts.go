@@ -395,22 +395,10 @@ func ensureRoles(ctx context.Context, x q) error {
 		account.StaffRole).Scan(&staffID); err != nil {
 		return err
 	}
-	if err := replaceRolePermissions(ctx, x, adminID, account.AllPermissionSet); err != nil {
+	if err := sqlrow.ReplaceRolePermissions(ctx, x, adminID, account.AllPermissionSet); err != nil {
 		return err
 	}
-	return replaceRolePermissions(ctx, x, staffID, account.NewPermissionSet(account.ContractView))
-}
-
-func replaceRolePermissions(ctx context.Context, x q, roleID int64, ps account.PermissionSet) error {
-	if _, err := x.exec(ctx, `DELETE FROM role_permissions WHERE role_id = ?`, roleID); err != nil {
-		return err
-	}
-	names := []string{}
-	for _, p := range ps.List() {
-		names = append(names, p.String())
-	}
-	_, err := x.exec(ctx, `INSERT INTO role_permissions (role_id, permission) SELECT ?, unnest(?::text[])`, roleID, names)
-	return err
+	return sqlrow.ReplaceRolePermissions(ctx, x, staffID, account.NewPermissionSet(account.ContractView))
 }
 
 // CreateUser implements ports.AccountStore.
@@ -467,7 +455,7 @@ func assignRoles(ctx context.Context, x q, userID int64, names []string) error {
 // SetPassword implements ports.AccountStore.
 func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error {
 	return s.db.profileTx(ctx, func(x q) error {
-		if err := runRoleCheck(ctx, x, userID, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, x, userID, check); err != nil {
 			return err
 		}
 		n, err := x.exec(ctx, `UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = NULL, updated_at = ?

@@ -515,3 +515,5 @@ func (dialect) In(col string, ids []int64) (string, []any) {
 }
 
 func (dialect) FormatError(err error) error { return formatError(err) }
+
+func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }

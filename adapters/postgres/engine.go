@@ -19,6 +19,16 @@ func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
 func (e engine) LockRow() string      { return " FOR UPDATE" }
 
+// Serialize takes the transaction-level advisory lock of name.
+func (e engine) Serialize(ctx context.Context, x sqlrow.Querier, name string) error {
+	key := lockKey(name)
+	if name == sqlrow.LockAdministrators {
+		key = lockLastAdmin
+	}
+	_, err := x.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, key)
+	return err
+}
+
 func (e engine) ReadTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.readTx(ctx, func(x q) error { return fn(x) })
 }

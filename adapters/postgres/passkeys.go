@@ -27,7 +27,7 @@ func NewPasskeyStore(db *DB) *PasskeyStore {
 func (s *PasskeyStore) RemoveUserPasskeys(ctx context.Context, userID int64, check account.RoleCheck) (int, error) {
 	var n int
 	err := s.db.tx(ctx, func(x q) error {
-		if err := runRoleCheck(ctx, x, userID, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, x, userID, check); err != nil {
 			return err
 		}
 		var err error

@@ -49,7 +49,7 @@ func (s *TOTPStore) TOTPAccount(ctx context.Context, userID int64) (account.TOTP
 // step used and the recovery codes spent are decided on it.
 func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error {
 	return s.db.tx(ctx, func(x q) error {
-		if err := runRoleCheck(ctx, x, userID, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, x, userID, check); err != nil {
 			return err
 		}
 		st, err := sqlrow.LoadTOTPAccount(ctx, x, dialect{}, userID, " FOR UPDATE")

@@ -195,7 +195,7 @@ func setUserRoles(ctx context.Context, x q, userID int64, ids *[]int64) error {
 func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileTx(ctx, func(x q) error {
-		if err := runRoleCheck(ctx, x, 0, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, x, 0, check); err != nil {
 			return err
 		}
 		id, err := insertUser(ctx, x, u, passwordHash, s.db.Now())
@@ -263,10 +263,10 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileTx(ctx, func(x q) error {
-		if err := runRoleCheck(ctx, x, id, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, x, id, check); err != nil {
 			return err
 		}
-		err := guardLastAdmin(ctx, x, keep, func() error {
+		err := s.db.guardLastAdmin(ctx, x, keep, func() error {
 			u, err := loadUser(ctx, x, id, " FOR UPDATE OF u")
 			if err != nil {
 				return err
@@ -305,7 +305,7 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 // DeleteUser implements ports.UserStore.
 func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error {
 	return s.db.profileTx(ctx, func(x q) error {
-		err := guardLastAdmin(ctx, x, keep, func() error {
+		err := s.db.guardLastAdmin(ctx, x, keep, func() error {
 			n, err := x.exec(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, at, at, id)
 			if err != nil {
 				return err

@@ -422,19 +422,7 @@ func setRolePermissions(ctx context.Context, tx *sql.Tx, roleName string, ps acc
 	if err := tx.QueryRowContext(ctx, `SELECT id FROM roles WHERE name = ?`, roleName).Scan(&id); err != nil {
 		return err
 	}
-	return replaceRolePermissions(ctx, tx, id, ps)
-}
-
-func replaceRolePermissions(ctx context.Context, tx *sql.Tx, roleID int64, ps account.PermissionSet) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM role_permissions WHERE role_id = ?`, roleID); err != nil {
-		return err
-	}
-	for _, p := range ps.List() {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO role_permissions (role_id, permission) VALUES (?, ?)`, roleID, p.String()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sqlrow.ReplaceRolePermissions(ctx, sq{tx}, id, ps)
 }
 
 // CreateUser implements ports.AccountStore.
@@ -500,7 +488,7 @@ func assignRoles(ctx context.Context, tx *sql.Tx, userID int64, names []string) 
 // SetPassword implements ports.AccountStore.
 func (s *AccountStore) SetPassword(ctx context.Context, userID int64, hash string, at time.Time, check account.RoleCheck) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := runRoleCheck(ctx, tx, userID, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, tx, userID, check); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, failed_logins = 0, locked_until = 0, updated_at = ?

@@ -19,6 +19,9 @@ var _ sqlrow.Engine = engine{}
 func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
 func (e engine) LockRow() string      { return "" }
+
+// Serialize needs no lock: a write transaction is the file's only writer.
+func (e engine) Serialize(context.Context, sqlrow.Querier, string) error { return nil }
 func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.ReadTx(ctx, fn)
 }

@@ -145,3 +145,5 @@ type sqlRows struct{ *sql.Rows }
 func (r sqlRows) Close() { r.Rows.Close() }
 
 func (dialect) FormatError(err error) error { return formatError(err) }
+
+func (dialect) Fold(col string) string { return col + " COLLATE NOCASE" }

@@ -45,7 +45,7 @@ func (s *TOTPStore) TOTPAccount(ctx context.Context, userID int64) (account.TOTP
 // UpdateTOTP implements ports.TOTPStore.
 func (s *TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error {
 	return s.db.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := runRoleCheck(ctx, tx, userID, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, tx, userID, check); err != nil {
 			return err
 		}
 		st, err := sqlrow.LoadTOTPAccount(ctx, sq{tx}, dialect{}, userID, "")

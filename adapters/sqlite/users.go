@@ -202,7 +202,7 @@ func setUserRoles(ctx context.Context, tx *sql.Tx, userID int64, ids *[]int64) e
 func (s *UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
-		if err := runRoleCheck(ctx, tx, 0, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, tx, 0, check); err != nil {
 			return err
 		}
 		id, err := insertUser(ctx, tx, u, passwordHash, s.db.Now())
@@ -268,7 +268,7 @@ func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, e
 func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
 	var p user.Profile
 	err := s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
-		if err := runRoleCheck(ctx, tx, id, check); err != nil {
+		if err := s.db.runRoleCheck(ctx, tx, id, check); err != nil {
 			return err
 		}
 		u, err := loadUser(ctx, tx, id)
@@ -284,7 +284,7 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 				return err
 			}
 		}
-		err = guardLastAdmin(ctx, tx, keep, func() error {
+		err = s.db.guardLastAdmin(ctx, tx, keep, func() error {
 			args, err := sqlrow.UserArgs(dialect{}, u)
 			if err != nil {
 				return err
@@ -314,7 +314,7 @@ func (s *UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, 
 // DeleteUser implements ports.UserStore.
 func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error {
 	return s.db.profileWriteTx(ctx, func(tx *sql.Tx) error {
-		err := guardLastAdmin(ctx, tx, keep, func() error {
+		err := s.db.guardLastAdmin(ctx, tx, keep, func() error {
 			res, err := tx.ExecContext(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, ms(at), ms(at), id)
 			if err != nil {
 				return err

@@ -34,4 +34,7 @@ type Engine interface {
 	// so concurrent writers of that row wait for it (FOR UPDATE on
 	// PostgreSQL; nothing on SQLite, whose one writer runs alone).
 	LockRow() string
+	// Serialize makes the transactions that call it with the same name run
+	// one after another, across instances, until each ends.
+	Serialize(ctx context.Context, x Querier, name string) error
 }

@@ -152,6 +152,9 @@ type Dialect interface {
 	// errors (ECONFLICT for a unique value, ENOTFOUND for a missing
 	// reference) and leaves other errors alone.
 	FormatError(err error) error
+	// Fold returns col as the engine sorts text ASCII case folded (the
+	// expression its indexes are built on).
+	Fold(col string) string
 }
 
 // Storage scales of the fixed-point INTEGER (bigint) columns.
