@@ -107,7 +107,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		if err := fn(&st); err != nil {
 			return err
 		}
-		if err := saveCounters(ctx, x, userID, st.Credentials); err != nil {
+		if err := sqlrow.SaveCounters(ctx, x, dialect{}, userID, st.Credentials); err != nil {
 			return err
 		}
 		if st.TOTP != nil {

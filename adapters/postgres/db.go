@@ -516,4 +516,6 @@ func (dialect) In(col string, ids []int64) (string, []any) {
 
 func (dialect) FormatError(err error) error { return formatError(err) }
 
+func (dialect) LockedUntil(t time.Time) any { return nullTime(&t) }
+
 func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }

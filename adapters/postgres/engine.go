@@ -19,6 +19,12 @@ func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
 func (e engine) LockRow() string      { return " FOR UPDATE" }
 
+// PrincipalsChanged notifies with x's transaction.
+func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
+	_, err := x.Exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, changedPrincipals)
+	return err
+}
+
 // Serialize takes the transaction-level advisory lock of name.
 func (e engine) Serialize(ctx context.Context, x sqlrow.Querier, name string) error {
 	key := lockKey(name)

@@ -106,7 +106,7 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		if err := fn(&st); err != nil {
 			return err
 		}
-		if err := saveCounters(ctx, tx, userID, st.Credentials); err != nil {
+		if err := sqlrow.SaveCounters(ctx, sq{tx}, dialect{}, userID, st.Credentials); err != nil {
 			return err
 		}
 		if st.TOTP != nil {
@@ -127,16 +127,6 @@ func (s *AccountStore) Login(ctx context.Context, userID int64, email string, fn
 		}
 		return nil
 	})
-}
-
-// saveCounters writes a user's sign-in failure count and lock.
-func saveCounters(ctx context.Context, tx *sql.Tx, userID int64, c account.Credentials) error {
-	var locked int64
-	if !c.LockedUntil.IsZero() {
-		locked = ms(c.LockedUntil)
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`, c.FailedLogins, locked, userID)
-	return err
 }
 
 func insertSession(ctx context.Context, tx *sql.Tx, ss account.Session, refreshHash []byte) error {

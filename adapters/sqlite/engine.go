@@ -20,6 +20,10 @@ func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
 func (e engine) LockRow() string      { return "" }
 
+// PrincipalsChanged has no other instance to tell: one process owns the
+// file.
+func (e engine) PrincipalsChanged(context.Context, sqlrow.Querier) error { return nil }
+
 // Serialize needs no lock: a write transaction is the file's only writer.
 func (e engine) Serialize(context.Context, sqlrow.Querier, string) error { return nil }
 func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {

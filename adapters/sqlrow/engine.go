@@ -37,4 +37,9 @@ type Engine interface {
 	// Serialize makes the transactions that call it with the same name run
 	// one after another, across instances, until each ends.
 	Serialize(ctx context.Context, x Querier, name string) error
+	// PrincipalsChanged tells every other instance, at the commit of x's
+	// transaction, to check its cached principals again (AccessTx calls
+	// it; a store calls it itself where only some outcomes of one write
+	// change who may do what).
+	PrincipalsChanged(ctx context.Context, x Querier) error
 }
