@@ -44,7 +44,7 @@ func (s *IdentityStore) ProvisionUser(ctx context.Context, u account.NewUser, is
 	var id int64
 	err := s.db.tx(ctx, func(x q) error {
 		var err error
-		if id, err = createUser(ctx, x, u, at); err != nil {
+		if id, err = sqlrow.CreateAccountUser(ctx, x, dialect{}, u, at); err != nil {
 			return err
 		}
 		ports.Created(ctx, id)

@@ -318,7 +318,7 @@ func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep
 		if err != nil {
 			return err
 		}
-		return revokeUserSessions(ctx, x, id, at)
+		return sqlrow.RevokeUserSessions(ctx, x, dialect{}, id, at)
 	})
 }
 

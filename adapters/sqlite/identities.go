@@ -43,7 +43,7 @@ func (s *IdentityStore) ProvisionUser(ctx context.Context, u account.NewUser, is
 	var id int64
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if id, err = createUser(ctx, tx, u, at); err != nil {
+		if id, err = sqlrow.CreateAccountUser(ctx, sq{tx}, dialect{}, u, at); err != nil {
 			return err
 		}
 		ports.Created(ctx, id)

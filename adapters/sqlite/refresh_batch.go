@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 )
 
@@ -154,7 +155,7 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 func (db *DB) refreshOne(ctx context.Context, tx *sql.Tx, tokenHash []byte, fn func(*account.RefreshState) error) error {
 	var used sql.NullInt64
 	var userOK bool
-	ss, err := scanSession(db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
+	ss, err := sqlrow.ScanSession(dialect{}, db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
 	if err != nil {
 		return err
 	}

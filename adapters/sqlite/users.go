@@ -327,7 +327,7 @@ func (s *UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep
 		if err != nil {
 			return err
 		}
-		return revokeUserSessions(ctx, tx, id, at)
+		return sqlrow.RevokeUserSessions(ctx, sq{tx}, dialect{}, id, at)
 	})
 }
 
