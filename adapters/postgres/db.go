@@ -17,8 +17,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,34 +144,24 @@ func (db *DB) migrate(ctx context.Context) error {
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	ms, err := sqlrow.Migrations(migrationFS, 0)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", base)
-		}
-		body, err := migrationFS.ReadFile(name)
-		if err != nil {
-			return err
-		}
+	for _, m := range ms {
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			var n int
-			if err := tx.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", version).Scan(&n); err != nil || n > 0 {
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", m.Version).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
+			if _, err := tx.Exec(ctx, m.Body); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", version, base)
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil
