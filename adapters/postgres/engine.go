@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"counsel/adapters/sqlrow"
@@ -19,10 +20,13 @@ func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
 func (e engine) LockRow() string      { return " FOR UPDATE" }
 
-// PrincipalsChanged notifies with x's transaction.
+// PrincipalsChanged notifies with x's transaction (tx's).
 func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
-	_, err := x.Exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, changedPrincipals)
-	return err
+	tx, ok := x.(q)
+	if !ok || tx.changed == nil {
+		return errors.New("principals changed outside a write transaction")
+	}
+	return notify(ctx, tx, changedPrincipals)
 }
 
 // Serialize takes the transaction-level advisory lock of name.

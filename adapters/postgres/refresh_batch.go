@@ -408,6 +408,9 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return fail(err)
 	}
+	if revoked { // before the requests are answered
+		db.announce()
+	}
 	return nil
 }
 

@@ -51,6 +51,9 @@ type DB struct {
 	Now func() time.Time
 	// effectsListener hears of effects once committed (OnEffects).
 	effectsListener func([]ports.Effect)
+	// changeListener hears, after the commit, of each write that changed
+	// principals or profiles (OnChange).
+	changeListener func()
 	// external is true when another component (Litestream) owns the
 	// WAL's checkpoints: no automatic checkpoint, none at Close.
 	external bool
@@ -404,6 +407,19 @@ func (db *DB) writeTxEffects(ctx context.Context, fx *ports.Effects, fn func(*sq
 		}
 	}
 	return written, formatError(tx.Commit())
+}
+
+// OnChange sets fn to run after each commit that changed who may do what
+// (sessions, roles, permissions, users, profiles): the one path by which
+// cached principals learn of it. fn must not block. Call it before the
+// database is in use.
+func (db *DB) OnChange(fn func()) { db.changeListener = fn }
+
+// announce tells the change listener of a committed change.
+func (db *DB) announce() {
+	if db.changeListener != nil {
+		db.changeListener()
+	}
 }
 
 // OnEffects sets fn to run after each commit that wrote effects, with the

@@ -96,8 +96,11 @@ func (s AccountStore) Login(ctx context.Context, userID int64, email string, fn 
 		} else if err := s.otp.SaveOTP(ctx, x, email, st.OTP); err != nil {
 			return err
 		}
-		if st.Reauthenticated != "" {
+		if st.Reauthenticated != "" { // cached principals carry the old time
 			if err := RenewAuthentication(ctx, x, s.e, st.Reauthenticated, userID, st.ReauthenticatedAt); err != nil {
+				return err
+			}
+			if err := s.e.PrincipalsChanged(ctx, x); err != nil {
 				return err
 			}
 		}

@@ -46,9 +46,10 @@ func (s TOTPStore) TOTPAccount(ctx context.Context, userID int64) (account.TOTPA
 
 // UpdateTOTP implements ports.TOTPStore. The user's row is locked
 // (LockRow): the step used and the recovery codes spent are decided on
-// it. Only a change that ends sessions tells the other instances.
+// it. Enrolling, resetting or turning the app off may end sessions, so
+// cached principals are checked again after it (AccessTx).
 func (s TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.RoleCheck, fn func(*account.TOTPAccount) error) error {
-	return s.e.WriteTx(ctx, func(x Querier) error {
+	return s.e.AccessTx(ctx, func(x Querier) error {
 		if err := RunRoleCheck(ctx, s.e, x, userID, check); err != nil {
 			return err
 		}
@@ -62,10 +63,7 @@ func (s TOTPStore) UpdateTOTP(ctx context.Context, userID int64, check account.R
 		if err := SaveCounters(ctx, x, s.e, userID, st.Credentials); err != nil {
 			return err
 		}
-		revoked, err := SaveTOTPAccount(ctx, x, s.e, userID, st, s.e.Now())
-		if err != nil || !revoked {
-			return err
-		}
-		return s.e.PrincipalsChanged(ctx, x)
+		_, err = SaveTOTPAccount(ctx, x, s.e, userID, st, s.e.Now())
+		return err
 	})
 }
