@@ -166,6 +166,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	// queued mail wakes it (wireMail starts it).
 	a.mailer = newMailer(cfg)
 	a.Outbox = outbox.NewWorker(outbox.Worker{Store: db.Outbox, Sender: a.mailSender(), Clock: cfg.Clock, Log: a.log})
+	// The one path by which cached principals learn of a change: the
+	// stores announce it after the commit (and other instances' commits
+	// through followChanges).
+	db.OnChange(func() {
+		if a.Accounts != nil {
+			a.Accounts.Invalidate()
+		}
+	})
 	db.OnEffects(func(fx []ports.Effect) {
 		for _, e := range fx {
 			if _, ok := e.(ports.Mail); ok {
@@ -278,10 +286,10 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	a.goBackground(func(ctx context.Context) { a.Outbox.Run(ctx, mailPoll) })
 	roleStore := a.db.Roles
-	roles := accounts.NewRoles(roleStore, a.Accounts)
+	roles := accounts.NewRoles(roleStore)
 	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Sessions: a.Accounts})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err

@@ -79,6 +79,9 @@ type Stores struct {
 	KeyDates ports.KeyDateStore
 	// OnEffects hears of the effects each write transaction committed.
 	OnEffects func(func([]ports.Effect))
+	// OnChange hears, after the commit and before the write returns, of
+	// each write in this process that changed principals or profiles.
+	OnChange func(func())
 	// Audit keeps the security and administration events.
 	Audit ports.AuditStore
 	// QueryRow runs a read with ? placeholders on either engine (tests
@@ -134,7 +137,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
-			Outbox: postgres.NewOutboxStore(db), KeyDates: postgres.NewKeyDateStore(db), OnEffects: db.OnEffects,
+			Outbox: postgres.NewOutboxStore(db), KeyDates: postgres.NewKeyDateStore(db), OnEffects: db.OnEffects, OnChange: db.OnChange,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -150,7 +153,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
-		Outbox: sqlite.NewOutboxStore(db), KeyDates: sqlite.NewKeyDateStore(db), OnEffects: db.OnEffects,
+		Outbox: sqlite.NewOutboxStore(db), KeyDates: sqlite.NewKeyDateStore(db), OnEffects: db.OnEffects, OnChange: db.OnChange,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

@@ -17,8 +17,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,6 +53,9 @@ type DB struct {
 	Now func() time.Time
 	// effectsListener hears of effects once committed (OnEffects).
 	effectsListener func([]ports.Effect)
+	// changeListener hears of changed principals once committed
+	// (OnChange).
+	changeListener func()
 	// connectListener, if set, replaces pgx.ConnectConfig for Listen's
 	// connection (tests hold the listener down with it).
 	connectListener func(context.Context, *pgx.ConnConfig) (*pgx.Conn, error)
@@ -146,34 +147,24 @@ func (db *DB) migrate(ctx context.Context) error {
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	ms, err := sqlrow.Migrations(migrationFS, 0)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", base)
-		}
-		body, err := migrationFS.ReadFile(name)
-		if err != nil {
-			return err
-		}
+	for _, m := range ms {
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			var n int
-			if err := tx.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", version).Scan(&n); err != nil || n > 0 {
+			if err := tx.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = $1", m.Version).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
+			if _, err := tx.Exec(ctx, m.Body); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", version, base)
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil
@@ -201,6 +192,9 @@ type querier interface {
 type q struct {
 	c      querier
 	custom bool
+	// changed, in a write transaction (tx), is set by a notification of
+	// changed principals or profiles, announced in process after commit.
+	changed *bool
 }
 
 func (x q) args(args []any) []any {
@@ -289,20 +283,23 @@ func (db *DB) tx(ctx context.Context, fn func(q) error) error {
 	mark := fx.Begin()
 	var err error
 	var written []ports.Effect
+	changed := false
 	for attempt := 0; attempt < 5; attempt++ {
+		changed = false
 		err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-			if err := fn(q{c: tx}); err != nil {
+			x := q{c: tx, changed: &changed}
+			if err := fn(x); err != nil {
 				return err
 			}
 			var err error
 			if written, err = fx.Pending(); err != nil || len(written) == 0 {
 				return err
 			}
-			if err := sqlrow.WriteEffects(ctx, q{c: tx}, dialect{}, db.Now(), written); err != nil {
+			if err := sqlrow.WriteEffects(ctx, x, dialect{}, db.Now(), written); err != nil {
 				return err
 			}
 			if queuesMail(written) { // other instances' outbox workers start at once
-				return notify(ctx, q{c: tx}, changedMail)
+				return notify(ctx, x, changedMail)
 			}
 			return nil
 		})
@@ -317,10 +314,27 @@ func (db *DB) tx(ctx context.Context, fn func(q) error) error {
 		return formatError(err)
 	}
 	fx.Committed()
+	if changed {
+		db.announce()
+	}
 	if len(written) > 0 && db.effectsListener != nil {
 		db.effectsListener(written)
 	}
 	return nil
+}
+
+// OnChange sets fn to run after each commit in this process that changed
+// who may do what (sessions, roles, permissions, users, profiles), before
+// the write returns; other instances hear of it through Listen. With
+// Listen it is the one path by which cached principals learn of a change.
+// fn must not block. Call it before the database is in use.
+func (db *DB) OnChange(fn func()) { db.changeListener = fn }
+
+// announce tells the change listener of a committed change.
+func (db *DB) announce() {
+	if db.changeListener != nil {
+		db.changeListener()
+	}
 }
 
 // OnEffects sets fn to run after each commit that wrote effects, with the
@@ -515,3 +529,7 @@ func (dialect) In(col string, ids []int64) (string, []any) {
 }
 
 func (dialect) FormatError(err error) error { return formatError(err) }
+
+func (dialect) LockedUntil(t time.Time) any { return nullTime(&t) }
+
+func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }

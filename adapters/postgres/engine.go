@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"counsel/adapters/sqlrow"
@@ -18,6 +19,25 @@ var _ sqlrow.Engine = engine{}
 func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
 func (e engine) LockRow() string      { return " FOR UPDATE" }
+
+// PrincipalsChanged notifies with x's transaction (tx's).
+func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
+	tx, ok := x.(q)
+	if !ok || tx.changed == nil {
+		return errors.New("principals changed outside a write transaction")
+	}
+	return notify(ctx, tx, changedPrincipals)
+}
+
+// Serialize takes the transaction-level advisory lock of name.
+func (e engine) Serialize(ctx context.Context, x sqlrow.Querier, name string) error {
+	key := lockKey(name)
+	if name == sqlrow.LockAdministrators {
+		key = lockLastAdmin
+	}
+	_, err := x.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, key)
+	return err
+}
 
 func (e engine) ReadTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.readTx(ctx, func(x q) error { return fn(x) })

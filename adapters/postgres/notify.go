@@ -38,8 +38,14 @@ func queuesMail(effects []ports.Effect) bool {
 }
 
 // notify sends payload on channel with the transaction of x: PostgreSQL
-// delivers it at commit, and never for a rollback.
+// delivers it at commit, and never for a rollback. A change of principals
+// or profiles is also announced in this process after the commit (tx).
 func notify(ctx context.Context, x q, payload string) error {
-	_, err := x.exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, payload)
-	return err
+	if _, err := x.exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, payload); err != nil {
+		return err
+	}
+	if x.changed != nil && payload != changedMail {
+		*x.changed = true
+	}
+	return nil
 }

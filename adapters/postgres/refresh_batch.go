@@ -193,7 +193,7 @@ func (q *refreshQueue) goAlone() bool {
 // the UPDATE find used_at set (it re-reads the row it waited for), so of
 // two at once only one writes.
 const rotateSQL = `WITH st AS (
-		SELECT ` + sessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL AS user_ok
+		SELECT ` + sqlrow.SessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL AS user_ok
 		FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
 		WHERE t.hash = $1),
 	used AS (UPDATE refresh_tokens t SET used_at = $2 FROM st
@@ -228,7 +228,7 @@ func (db *DB) rotate(ctx context.Context, rot account.Rotation, fn func(*account
 	var st account.RefreshState
 	var used *time.Time
 	var wrote bool
-	ss, err := scanSession(db.pool.QueryRow(ctx, rotateSQL, rot.TokenHash, rot.Now, rot.SessionID, rot.UserID, rot.NewTokenHash),
+	ss, err := sqlrow.ScanSession(dialect{}, db.pool.QueryRow(ctx, rotateSQL, rot.TokenHash, rot.Now, rot.SessionID, rot.UserID, rot.NewTokenHash),
 		&used, &st.UserActive, &wrote)
 	switch {
 	case domain.ErrorCode(err) == domain.ENOTFOUND:
@@ -311,7 +311,7 @@ func retryable(err error) bool {
 // subquery keeps the plan an index lookup per token however the table's
 // statistics stand (a join of the array may be planned as a scan).
 const refreshLockSQL = `SELECT r.* FROM unnest($1::bytea[]) AS k (hash) CROSS JOIN LATERAL (
-	SELECT ` + sessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL, t.hash, t.ctid
+	SELECT ` + sqlrow.SessionCols + `, t.used_at, u.active AND u.deleted_at IS NULL, t.hash, t.ctid
 	FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
 	WHERE t.hash = k.hash FOR UPDATE OF t, s) AS r`
 
@@ -408,6 +408,9 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return fail(err)
 	}
+	if revoked { // before the requests are answered
+		db.announce()
+	}
 	return nil
 }
 
@@ -445,7 +448,7 @@ func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch
 				var rw row
 				var used *time.Time
 				var hash []byte
-				if rw.ss, err = scanSession(rs, &used, &rw.userOK, &hash, &rw.tid); err != nil {
+				if rw.ss, err = sqlrow.ScanSession(dialect{}, rs, &used, &rw.userOK, &hash, &rw.tid); err != nil {
 					break
 				}
 				rw.used = used != nil

@@ -8,46 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"counsel/domain"
 	"counsel/domain/contract"
-	"counsel/ports"
 
 	"counsel/adapters/sqlrow"
 )
 
-// chunkSize is the size of one stored piece of a document, as on
-// PostgreSQL: a 20 MiB file is 80 rows, and reading or writing one holds
-// a quarter of a MiB.
-const chunkSize = 256 << 10
-
-// BlobStore implements ports.BlobStore in the database file
-// (document_blobs and document_chunks), so the file is the whole record.
-// An upload is spooled to a temporary file first (hashed and counted on
-// the way: the use case needs its type and size before keeping it); the
-// contract store then copies it in, chunk by chunk, in the transaction
-// that inserts its document's row (writeDocumentBytes), so no more than
-// one chunk is in memory at a time and a row and its bytes are written
-// together or not at all. The trigger contract_documents_bytes removes
-// the bytes with their row.
-type BlobStore struct {
-	db    *DB
-	spool string
+// NewBlobStore returns the blob store of db (written once in sqlrow),
+// spooling uploads in spool ("" for the system's temporary folder).
+func NewBlobStore(db *DB, spool string) sqlrow.BlobStore {
+	return sqlrow.NewBlobStore(engine{db: db}, spool, db.loadChunk)
 }
-
-var _ ports.BlobStore = (*BlobStore)(nil)
-
-// NewBlobStore returns the blob store of db, spooling uploads in spool
-// ("" for the system's temporary folder).
-func NewBlobStore(db *DB, spool string) *BlobStore { return &BlobStore{db: db, spool: spool} }
-
-// spoolPrefix starts the name of every spooled upload.
-const spoolPrefix = "counsel-upload-"
 
 // staleSpool is the age at which CleanSpool removes a spooled upload, the
 // remains of a process that stopped during one. No upload of 20 MiB takes
@@ -68,7 +43,7 @@ func CleanSpool(dir string) error {
 		return fmt.Errorf("upload folder: %w", err)
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), spoolPrefix) && !strings.HasPrefix(e.Name(), "upload-") {
+		if !strings.HasPrefix(e.Name(), sqlrow.SpoolPrefix) && !strings.HasPrefix(e.Name(), "upload-") {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleSpool {
@@ -77,58 +52,6 @@ func CleanSpool(dir string) error {
 	}
 	return nil
 }
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
-// Stage implements ports.BlobStore.
-func (s *BlobStore) Stage(ctx context.Context, r io.Reader, max int64) (ports.StagedBlob, error) {
-	f, err := os.CreateTemp(s.spool, spoolPrefix+"*")
-	if err != nil {
-		return nil, fmt.Errorf("stage upload: %w", err)
-	}
-	b := &staged{s: s, f: f}
-	h := sha256.New()
-	// One read past max tells a file of exactly max bytes from a larger one.
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(ctxReader{ctx, r}, max+1))
-	if err != nil {
-		b.Discard()
-		return nil, fmt.Errorf("stage upload: %w", err)
-	}
-	if n > max {
-		b.Discard()
-		return nil, domain.Errorf(domain.ETOOLARGE, "the file is larger than %d bytes", max)
-	}
-	b.size, b.sum = n, hex.EncodeToString(h.Sum(nil))
-	return b, nil
-}
-
-// staged is a spooled upload awaiting Commit or Discard.
-type staged struct {
-	s    *BlobStore
-	f    *os.File
-	size int64
-	sum  string
-	done bool
-	m    sqlrow.MappedFile
-}
-
-// Bytes lends the staged bytes without copying them (a memory map,
-// released by Discard).
-func (b *staged) Bytes() ([]byte, error) { return b.m.Map(b.f, b.size) }
-
-func (b *staged) ReadAt(p []byte, off int64) (int, error) { return b.f.ReadAt(p, off) }
-func (b *staged) Size() int64                             { return b.size }
-func (b *staged) SHA256() string                          { return b.sum }
 
 // writeDocumentBytes stores the bytes of document d, read from r, under
 // key in tx, and fails (the caller rolling tx back) unless they are the
@@ -153,7 +76,7 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 		return 0, "", err
 	}
 	h := sha256.New()
-	buf := make([]byte, chunkSize)
+	buf := make([]byte, sqlrow.ChunkSize)
 	var size int64
 	for seq := 0; ; seq++ {
 		n, err := io.ReadFull(r, buf)
@@ -168,7 +91,7 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 			return 0, "", err
 		}
 		size += int64(n)
-		if n < chunkSize {
+		if n < sqlrow.ChunkSize {
 			break
 		}
 	}
@@ -178,117 +101,27 @@ func writeBlob(ctx context.Context, tx *sql.Tx, key string, r io.Reader, now int
 	return size, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Discard implements ports.StagedBlob.
-func (b *staged) Discard() error {
-	b.m.Unmap()
-	if b.done {
-		return nil
-	}
-	b.done = true
-	b.f.Close()
-	if err := os.Remove(b.f.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// Open implements ports.BlobStore: a reader that fetches one chunk at a
-// time as it is read or seeked.
-func (s *BlobStore) Open(ctx context.Context, key string) (io.ReadSeekCloser, error) {
-	var size int64
-	err := s.db.read.QueryRowContext(ctx, `SELECT size FROM document_blobs WHERE storage_key = ?`, key).Scan(&size)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, domain.Errorf(domain.ENOTFOUND, "document file not found")
-	} else if err != nil {
-		return nil, formatError(err)
-	}
-	return &blobReader{ctx: context.WithoutCancel(ctx), db: s.db, key: key, size: size, seq: -1}, nil
-}
-
-// blobReader reads a stored blob chunk by chunk.
-type blobReader struct {
-	ctx   context.Context
-	db    *DB
-	key   string
-	size  int64
-	pos   int64
-	seq   int    // the chunk in buf; -1 for none
-	buf   []byte // chunk seq
-	close bool
-}
-
-func (r *blobReader) Read(p []byte) (int, error) {
-	if r.close {
-		return 0, fs.ErrClosed
-	}
-	if r.pos >= r.size {
-		return 0, io.EOF
-	}
-	seq := int(r.pos / chunkSize)
-	if seq != r.seq {
-		if err := r.load(seq); err != nil {
-			r.seq = -1
-			return 0, fmt.Errorf("read document chunk %d: %w", seq, err)
-		}
-		r.seq = seq
-	}
-	off := int(r.pos - int64(seq)*chunkSize)
-	if off >= len(r.buf) {
-		return 0, io.ErrUnexpectedEOF
-	}
-	n := copy(p, r.buf[off:])
-	r.pos += int64(n)
-	return n, nil
-}
-
-// load reads chunk seq into the reader's one buffer, copying the column
-// from the driver's memory rather than keeping a new slice per chunk.
-func (r *blobReader) load(seq int) error {
-	rows, err := r.db.read.QueryContext(r.ctx, `SELECT data FROM document_chunks WHERE storage_key = ? AND seq = ?`, r.key, seq)
+// loadChunk is sqlrow.LoadChunk: the column is copied from the driver's
+// memory into buf rather than kept as a new slice per chunk.
+func (db *DB) loadChunk(ctx context.Context, key string, seq int, buf []byte) ([]byte, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT data FROM document_chunks WHERE storage_key = ? AND seq = ?`, key, seq)
 	if err != nil {
-		return formatError(err)
+		return buf, formatError(err)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return formatError(err)
+			return buf, formatError(err)
 		}
-		return errors.New("chunk missing")
+		return buf, errors.New("chunk missing")
 	}
 	var raw sql.RawBytes
 	if err := rows.Scan(&raw); err != nil {
-		return err
+		return buf, err
 	}
-	if r.buf == nil {
-		r.buf = make([]byte, 0, chunkSize)
-	}
-	r.buf = append(r.buf[:0], raw...)
+	buf = append(buf[:0], raw...)
 	rows.Close()
-	return rows.Err()
-}
-
-func (r *blobReader) Seek(offset int64, whence int) (int64, error) {
-	var pos int64
-	switch whence {
-	case io.SeekStart:
-		pos = offset
-	case io.SeekCurrent:
-		pos = r.pos + offset
-	case io.SeekEnd:
-		pos = r.size + offset
-	default:
-		return 0, errors.New("seek: invalid whence")
-	}
-	if pos < 0 {
-		return 0, errors.New("seek: negative position")
-	}
-	r.pos = pos
-	return pos, nil
-}
-
-func (r *blobReader) Close() error {
-	r.close, r.buf = true, nil
-	return nil
+	return buf, rows.Err()
 }
 
 // ImportDocument writes one document copied from another database in one

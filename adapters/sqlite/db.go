@@ -23,7 +23,6 @@ import (
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +51,9 @@ type DB struct {
 	Now func() time.Time
 	// effectsListener hears of effects once committed (OnEffects).
 	effectsListener func([]ports.Effect)
+	// changeListener hears, after the commit, of each write that changed
+	// principals or profiles (OnChange).
+	changeListener func()
 	// external is true when another component (Litestream) owns the
 	// WAL's checkpoints: no automatic checkpoint, none at Close.
 	external bool
@@ -407,6 +409,19 @@ func (db *DB) writeTxEffects(ctx context.Context, fx *ports.Effects, fn func(*sq
 	return written, formatError(tx.Commit())
 }
 
+// OnChange sets fn to run after each commit that changed who may do what
+// (sessions, roles, permissions, users, profiles): the one path by which
+// cached principals learn of it. fn must not block. Call it before the
+// database is in use.
+func (db *DB) OnChange(fn func()) { db.changeListener = fn }
+
+// announce tells the change listener of a committed change.
+func (db *DB) announce() {
+	if db.changeListener != nil {
+		db.changeListener()
+	}
+}
+
 // OnEffects sets fn to run after each commit that wrote effects, with the
 // effects written, so a worker in this process starts on them at once.
 // fn must not block. Call it before the database is in use.
@@ -425,42 +440,21 @@ func (db *DB) migrateUpTo(ctx context.Context, fsys fs.FS, last int) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+	ms, err := sqlrow.Migrations(fsys, last)
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("migration %s: name must start with a number", base)
-		}
-		if version > last {
-			break
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return err
-		}
-		m := migration{version: version, name: base, body: string(body)}
-		if hasMarker(m.body, foreignKeysOff) {
+	for _, m := range ms {
+		if hasMarker(m.Body, foreignKeysOff) {
 			err = db.applyForeignKeysOff(ctx, m)
 		} else {
 			err = db.writeTx(ctx, func(tx *sql.Tx) error { return db.apply(ctx, tx, m) })
 		}
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil
-}
-
-// migration is one file of migrations/.
-type migration struct {
-	version int
-	name    string
-	body    string
 }
 
 // foreignKeysOff marks a migration that rebuilds tables (copies the rows
@@ -482,19 +476,19 @@ func hasMarker(body, marker string) bool {
 // apply runs m in tx and records it, unless it is already recorded: the
 // check inside the transaction makes two processes starting at once apply
 // it only once.
-func (db *DB) apply(ctx context.Context, tx *sql.Tx, m migration) error {
+func (db *DB) apply(ctx context.Context, tx *sql.Tx, m sqlrow.Migration) error {
 	_, err := db.applyOnce(ctx, tx, m, nil)
 	return err
 }
 
 // applyOnce is apply with a check, run after the body and before the
 // record, that can refuse the result. It reports whether m ran.
-func (db *DB) applyOnce(ctx context.Context, tx *sql.Tx, m migration, check func() error) (bool, error) {
+func (db *DB) applyOnce(ctx context.Context, tx *sql.Tx, m sqlrow.Migration, check func() error) (bool, error) {
 	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil || n > 0 {
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&n); err != nil || n > 0 {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, m.body); err != nil {
+	if _, err := tx.ExecContext(ctx, m.Body); err != nil {
 		return false, err
 	}
 	if check != nil {
@@ -502,7 +496,7 @@ func (db *DB) applyOnce(ctx context.Context, tx *sql.Tx, m migration, check func
 			return false, err
 		}
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.version, m.name, ms(db.Now()))
+	_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", m.Version, m.Name, ms(db.Now()))
 	return err == nil, err
 }
 
@@ -511,7 +505,7 @@ func (db *DB) applyOnce(ctx context.Context, tx *sql.Tx, m migration, check func
 // PRAGMA foreign_key_check finds no broken reference and every index and
 // trigger is back exactly as it was (a rebuilt table loses its own, and
 // the migration must create them again); otherwise it rolls back.
-func (db *DB) applyForeignKeysOff(ctx context.Context, m migration) (err error) {
+func (db *DB) applyForeignKeysOff(ctx context.Context, m sqlrow.Migration) (err error) {
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"counsel/adapters/sqlrow"
@@ -19,6 +20,20 @@ var _ sqlrow.Engine = engine{}
 func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
 func (e engine) LockRow() string      { return "" }
+
+// PrincipalsChanged marks x's transaction (WriteTx's): one process owns
+// the file, so there is no other instance to tell.
+func (e engine) PrincipalsChanged(_ context.Context, x sqlrow.Querier) error {
+	t, ok := x.(trackedTx)
+	if !ok {
+		return errors.New("principals changed outside a write transaction")
+	}
+	*t.changed = true
+	return nil
+}
+
+// Serialize needs no lock: a write transaction is the file's only writer.
+func (e engine) Serialize(context.Context, sqlrow.Querier, string) error { return nil }
 func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.ReadTx(ctx, fn)
 }
@@ -27,18 +42,42 @@ func (e engine) ReadTx(ctx context.Context, fn func(sqlrow.Querier) error) error
 	return e.db.readTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
 }
 
+// WriteTx hands fn a querier that records PrincipalsChanged, and
+// announces the change after the commit.
 func (e engine) WriteTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
-	return e.db.writeTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+	var changed bool
+	err := e.db.writeTx(ctx, func(tx *sql.Tx) error {
+		changed = false
+		return fn(trackedTx{sq{tx}, &changed})
+	})
+	if err == nil && changed {
+		e.db.announce()
+	}
+	return err
 }
 
-// AccessTx is WriteTx: one process owns the file and invalidates its own
-// cache.
 func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
-	return e.WriteTx(ctx, fn)
+	return e.WriteTx(ctx, func(x sqlrow.Querier) error {
+		if err := fn(x); err != nil {
+			return err
+		}
+		return e.PrincipalsChanged(ctx, x)
+	})
 }
 
 func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
-	return e.db.profileWriteTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+	err := e.db.profileWriteTx(ctx, func(tx *sql.Tx) error { return fn(sq{tx}) })
+	if err == nil {
+		e.db.announce()
+	}
+	return err
+}
+
+// trackedTx is a write transaction's querier that remembers whether the
+// transaction changed principals.
+type trackedTx struct {
+	sq
+	changed *bool
 }
 
 // cachedReads runs reads on the read pool with the statement cache.

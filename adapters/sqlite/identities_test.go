@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/sqlite"
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports"
@@ -24,7 +25,7 @@ var linkedAt = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 
 // identityFixture opens a database with the default roles and two users,
 // ada (Staff, the default role) and bob.
-func identityFixture(t *testing.T) (*sqlite.DB, *sqlite.IdentityStore, int64, int64) {
+func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int64) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"))

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 )
 
@@ -92,6 +93,7 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 	// others' refreshes. A caller gone before its turn is skipped.
 	ctx := context.Background()
 	var ok []*refreshReq
+	revoked := false
 	defer func() {
 		for _, r := range batch {
 			close(r.done)
@@ -122,7 +124,7 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 				return
 			}
 		}
-		err := db.refreshOne(ctx, tx, r.hash, r.fn)
+		revoke, err := db.refreshOne(ctx, tx, r.hash, r.fn)
 		if err != nil {
 			r.err = formatError(err)
 			if !savepoints {
@@ -134,6 +136,7 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 			}
 		} else {
 			ok = append(ok, r)
+			revoked = revoked || revoke
 		}
 		if savepoints {
 			if _, err := tx.ExecContext(ctx, `RELEASE refresh`); err != nil {
@@ -146,35 +149,40 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 		for _, r := range ok {
 			r.err = formatError(err)
 		}
+		return
+	}
+	if revoked { // before the requests are answered
+		db.announce()
 	}
 }
 
 // refreshOne is one refresh within tx: load the token's session, let fn
-// decide, write what it decided.
-func (db *DB) refreshOne(ctx context.Context, tx *sql.Tx, tokenHash []byte, fn func(*account.RefreshState) error) error {
+// decide, write what it decided. It reports whether it revoked the
+// session.
+func (db *DB) refreshOne(ctx context.Context, tx *sql.Tx, tokenHash []byte, fn func(*account.RefreshState) error) (bool, error) {
 	var used sql.NullInt64
 	var userOK bool
-	ss, err := scanSession(db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
+	ss, err := sqlrow.ScanSession(dialect{}, db.txQueryRow(ctx, tx, refreshSelectSQL, tokenHash), &used, &userOK)
 	if err != nil {
-		return err
+		return false, err
 	}
 	st := account.RefreshState{Session: ss, Used: used.Valid, UserActive: userOK}
 	if err := fn(&st); err != nil {
-		return err
+		return false, err
 	}
 	now := ms(db.Now())
 	if st.Revoke {
 		if _, err := db.txExec(ctx, tx, revokeSessionSQL, now, ss.ID); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if st.NewTokenHash != nil {
 		if _, err := db.txExec(ctx, tx, useRefreshSQL, now, tokenHash); err != nil {
-			return err
+			return false, err
 		}
 		if _, err := db.txExec(ctx, tx, insertRefreshSQL, st.NewTokenHash, ss.ID, now); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return st.Revoke, nil
 }

@@ -145,3 +145,12 @@ type sqlRows struct{ *sql.Rows }
 func (r sqlRows) Close() { r.Rows.Close() }
 
 func (dialect) FormatError(err error) error { return formatError(err) }
+
+func (dialect) LockedUntil(t time.Time) any {
+	if t.IsZero() {
+		return int64(0)
+	}
+	return ms(t)
+}
+
+func (dialect) Fold(col string) string { return col + " COLLATE NOCASE" }

@@ -24,14 +24,24 @@ type Engine interface {
 	// WriteTx runs fn in a write transaction and commits.
 	WriteTx(ctx context.Context, fn func(Querier) error) error
 	// ProfileTx is WriteTx for writes that may change a cached profile
-	// (GET /api/me): every instance's cache forgets profiles after it.
+	// (GET /api/me) and so a principal: after the commit every instance's
+	// caches forget profiles and check their principals again.
 	ProfileTx(ctx context.Context, fn func(Querier) error) error
 	// AccessTx is WriteTx for writes that end sessions or change who may
-	// do what: every instance checks its cached principals again after it
-	// (PostgreSQL notifies them at commit).
+	// do what: after the commit every instance checks its cached
+	// principals again.
 	AccessTx(ctx context.Context, fn func(Querier) error) error
 	// LockRow ends a SELECT of one row that the transaction then changes,
 	// so concurrent writers of that row wait for it (FOR UPDATE on
 	// PostgreSQL; nothing on SQLite, whose one writer runs alone).
 	LockRow() string
+	// Serialize makes the transactions that call it with the same name run
+	// one after another, across instances, until each ends.
+	Serialize(ctx context.Context, x Querier, name string) error
+	// PrincipalsChanged announces, for the commit of x's write
+	// transaction, that cached principals must be checked again: this
+	// process's right after the commit, every other instance's with it
+	// (AccessTx calls it; a store calls it itself where only some outcomes
+	// of one write change who may do what).
+	PrincipalsChanged(ctx context.Context, x Querier) error
 }

@@ -164,3 +164,18 @@ func (s PasskeyStore) UsePasskey(ctx context.Context, id int64, signCount uint32
 		return domain.Errorf(domain.ECONFLICT, "the passkey's signature counter did not advance")
 	})
 }
+
+// RemoveUserPasskeys implements ports.PasskeyStore, the role check run
+// with the user's row locked (RunRoleCheck).
+func (s PasskeyStore) RemoveUserPasskeys(ctx context.Context, userID int64, check account.RoleCheck) (int, error) {
+	var n int
+	err := s.e.WriteTx(ctx, func(x Querier) error {
+		if err := RunRoleCheck(ctx, s.e, x, userID, check); err != nil {
+			return err
+		}
+		var err error
+		n, err = DeleteUserPasskeys(ctx, x, userID)
+		return err
+	})
+	return n, err
+}

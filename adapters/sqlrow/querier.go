@@ -1,6 +1,9 @@
 package sqlrow
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Querier runs statements written with ? placeholders on one engine's
 // pool or transaction: the shared store functions below take one, and
@@ -51,4 +54,9 @@ func OfficeExists(ctx context.Context, x Querier, id int64) error {
 		return NotFoundID("office", id)
 	}
 	return err
+}
+
+// Placeholders returns n comma-separated question marks.
+func Placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }

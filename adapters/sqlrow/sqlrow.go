@@ -17,12 +17,14 @@
 package sqlrow
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"time"
 
 	"counsel/domain"
+	"counsel/domain/account"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
 )
@@ -152,6 +154,19 @@ type Dialect interface {
 	// errors (ECONFLICT for a unique value, ENOTFOUND for a missing
 	// reference) and leaves other errors alone.
 	FormatError(err error) error
+	// Fold returns col as the engine sorts text ASCII case folded (the
+	// expression its indexes are built on).
+	Fold(col string) string
+	// LockedUntil encodes the end of a sign-in lock, the zero time as the
+	// schema stores "not locked" (0 on SQLite, NULL on PostgreSQL).
+	LockedUntil(t time.Time) any
+}
+
+// SaveCounters writes a user's sign-in failure count and lock.
+func SaveCounters(ctx context.Context, x Querier, d Dialect, userID int64, c account.Credentials) error {
+	_, err := x.Exec(ctx, `UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?`,
+		c.FailedLogins, d.LockedUntil(c.LockedUntil), userID)
+	return err
 }
 
 // Storage scales of the fixed-point INTEGER (bigint) columns.

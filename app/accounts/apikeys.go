@@ -193,7 +193,6 @@ func (a *APIKeys) revoke(ctx context.Context, userID, id int64) error {
 	if err := a.store.RevokeAPIKey(ctx, userID, id, a.s.d.Clock.Now()); err != nil {
 		return err
 	}
-	a.s.Invalidate() // cached principals of the key are read again
 	return nil
 }
 

@@ -262,7 +262,6 @@ func (s *Service) ReauthenticatePasskey(ctx context.Context, challengeID string,
 	if err != nil {
 		return account.Reauthentication{}, err
 	}
-	s.Invalidate() // cached principals carry the old time
 	return account.Reauthentication{AuthenticatedAt: now, ValidUntil: now.Add(s.cfg.ReauthWindow)}, nil
 }
 

@@ -161,6 +161,5 @@ func (s *Service) Reauthenticate(ctx context.Context, password, otp string) (acc
 	if !success {
 		return account.Reauthentication{}, reauthFailed
 	}
-	s.Invalidate() // cached principals carry the old time
 	return account.Reauthentication{AuthenticatedAt: now, ValidUntil: now.Add(s.cfg.ReauthWindow)}, nil
 }

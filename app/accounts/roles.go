@@ -10,18 +10,17 @@ import (
 	"counsel/ports"
 )
 
-// Roles implements ports.RoleService. Changes invalidate cached principals
-// through inv so they apply to the next request.
+// Roles implements ports.RoleService. Its store announces each change
+// after the commit, so cached principals apply it to the next request.
 type Roles struct {
 	store ports.RoleStore
-	inv   interface{ Invalidate() }
 }
 
 var _ ports.RoleService = (*Roles)(nil)
 
 // NewRoles returns the role service.
-func NewRoles(store ports.RoleStore, inv interface{ Invalidate() }) *Roles {
-	return &Roles{store: store, inv: inv}
+func NewRoles(store ports.RoleStore) *Roles {
+	return &Roles{store: store}
 }
 
 // Permissions lists every permission name.
@@ -109,7 +108,6 @@ func (r *Roles) UpdateRole(ctx context.Context, id int64, patch account.RolePatc
 		}
 		return in, account.CheckRoleFlags(in)
 	}, account.KeepAnAdmin(account.LastAdminRole))
-	r.inv.Invalidate()
 	return role, err
 }
 
@@ -125,7 +123,6 @@ func (r *Roles) DeleteRole(ctx context.Context, id int64) error {
 		fx.Add(ports.Audit(ctx, audit.RoleDeleted, audit.TargetRole, userTarget(id), map[string]any{"name": cur.Name}))
 		return account.CheckShapeRole(p, &cur, nil)
 	}, account.KeepAnAdmin(account.LastAdminRole))
-	r.inv.Invalidate()
 	return err
 }
 
@@ -166,7 +163,6 @@ func (r *Roles) SetRolePermissions(ctx context.Context, id int64, names []string
 		// taking one away grants nothing.
 		return set, account.CheckGrant(p, "these permissions", set&^cur.Effective())
 	})
-	r.inv.Invalidate()
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +191,6 @@ func (r *Roles) AddUserRole(ctx context.Context, userID, roleID int64) error {
 		fx.Add(ports.Audit(ctx, audit.RoleAssigned, audit.TargetUser, userTarget(userID), map[string]any{"roleId": roleID, "role": role.Name}))
 		return account.CheckAssignRole(p, role)
 	})
-	r.inv.Invalidate()
 	return err
 }
 
@@ -212,7 +207,6 @@ func (r *Roles) RemoveUserRole(ctx context.Context, userID, roleID int64) error 
 		fx.Add(ports.Audit(ctx, audit.RoleRemoved, audit.TargetUser, userTarget(userID), map[string]any{"roleId": roleID, "role": role.Name}))
 		return account.CheckTakeRole(p, role)
 	}, account.KeepAnAdmin(account.LastAdminRole))
-	r.inv.Invalidate()
 	return err
 }
 

@@ -161,8 +161,10 @@ func New(cfg Config, d Deps) *Service {
 	return s
 }
 
-// Invalidate makes every cached principal be checked again. Call it after
-// revoking sessions or changing roles, permissions or users.
+// Invalidate makes every cached principal be checked again. The engines
+// call it (Stores.OnChange, and Listen for other instances) after each
+// commit that revoked sessions or changed roles, permissions or users; the
+// use cases never do.
 func (s *Service) Invalidate() { s.gen.Add(1) }
 
 // Wait blocks until background OTP deliveries have finished and writes
@@ -461,7 +463,6 @@ func (s *Service) refresh(ctx context.Context, accessToken, refreshToken string)
 	})
 	if revoked {
 		reused = true
-		s.Invalidate()
 		s.d.Logger.Warn("refresh token reused; session revoked", "session", session.ID, "user", session.UserID)
 		// Its own write: PostgreSQL batches the rotations of many
 		// requests into one transaction (refresh_batch.go), which carries
@@ -514,7 +515,6 @@ func (s *Service) revoke(ctx context.Context, ss account.Session) error {
 	if err := s.d.Store.RevokeSession(ctx, ss.ID, s.d.Clock.Now()); err != nil {
 		return err
 	}
-	s.Invalidate()
 	return nil
 }
 
@@ -537,7 +537,6 @@ func (s *Service) SetPassword(ctx context.Context, userID int64, password string
 	if err := s.d.Store.SetPassword(ctx, userID, hash, s.d.Clock.Now(), check); err != nil {
 		return err
 	}
-	s.Invalidate()
 	return nil
 }
 

@@ -135,7 +135,6 @@ func (s *Service) RevokeMySession(ctx context.Context, id string) error {
 		}
 		return err
 	}
-	s.Invalidate()
 	return nil
 }
 
@@ -153,7 +152,6 @@ func (s *Service) RevokeMyOtherSessions(ctx context.Context) error {
 	if _, err := s.d.Store.RevokeOtherSessions(ctx, p.UserID, p.SessionID, s.d.Clock.Now()); err != nil {
 		return err
 	}
-	s.Invalidate()
 	return nil
 }
 
@@ -169,6 +167,5 @@ func (s *Service) EndSessionsOf(ctx context.Context, userID int64) error {
 	if err := s.d.Store.RevokeUserSessions(ctx, userID, s.d.Clock.Now()); err != nil {
 		return err
 	}
-	s.Invalidate()
 	return nil
 }

@@ -202,7 +202,6 @@ func (s *Service) DisableTOTP(ctx context.Context, password, code string) error 
 	if !ok {
 		return domain.Invalid(map[string][]string{"otp": {"the password or the code is wrong"}})
 	}
-	s.Invalidate()
 	return nil
 }
 
@@ -224,6 +223,5 @@ func (s *Service) ResetTOTP(ctx context.Context, userID int64, keepSession strin
 	if err != nil {
 		return err
 	}
-	s.Invalidate()
 	return nil
 }

@@ -36,9 +36,6 @@ type Deps struct {
 	// Passwords changes passwords (the accounts service).
 	Passwords ports.PasswordSetter
 	Clock     ports.Clock
-	// Access is told when who may do what changes (users deleted,
-	// deactivated, roles replaced), so cached principals are checked again.
-	Access interface{ Invalidate() }
 	// TOTP resets authenticator-app enrolments (the accounts service).
 	TOTP ports.TOTPResetter
 	// Passkeys removes a user's passkeys (the accounts service).
@@ -265,7 +262,6 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 		return user.Profile{}, err
 	}
 	// Activity and roles decide access; the next request re-reads them.
-	s.d.Access.Invalidate()
 	prof.ComputePQY(s.d.Clock.Now())
 	return prof, nil
 }
@@ -310,7 +306,6 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
 		return err
 	}
-	s.d.Access.Invalidate()
 	return nil
 }
 

@@ -59,10 +59,6 @@ type staleRoles struct{}
 
 func (staleRoles) UserRoles(context.Context, int64) ([]account.Role, error) { return nil, nil }
 
-type noCache struct{}
-
-func (noCache) Invalidate() {}
-
 // TestRoleChecksSeeTheTransaction shows that creating and changing users
 // decides on the roles as the store's transaction reads them, not on an
 // earlier read: a change made in between cannot slip past.
@@ -96,7 +92,7 @@ func TestRoleChecksSeeTheTransaction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			store := &txStore{held: tt.held, byID: tt.byID}
-			svc := New(Deps{Store: store, Roles: staleRoles{}, Clock: porttest.NewClock(porttest.T0), Access: noCache{}})
+			svc := New(Deps{Store: store, Roles: staleRoles{}, Clock: porttest.NewClock(porttest.T0)})
 			ctx := account.NewContext(context.Background(), editor)
 			in := user.Input{Patch: user.Patch{FirstName: &name}, RoleIDs: tt.roles}
 			var err error
@@ -163,7 +159,7 @@ func TestTakeoverCheckSeesTheTransaction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			w := &txWriter{held: tt.held}
-			svc := New(Deps{Store: &txStore{}, Roles: staleRoles{}, Clock: porttest.NewClock(porttest.T0), Access: noCache{}, Passwords: w, TOTP: w})
+			svc := New(Deps{Store: &txStore{}, Roles: staleRoles{}, Clock: porttest.NewClock(porttest.T0), Passwords: w, TOTP: w})
 			ctx := account.NewContext(context.Background(), editor)
 			var err error
 			if tt.totp {
