@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"counsel/domain/contract"
 	"counsel/ports"
 )
 
@@ -22,6 +23,8 @@ func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effec
 			err = insertAuditEvent(ctx, x, tc, now, e.Event)
 		case ports.DeviceSeen:
 			err = upsertDevice(ctx, x, tc, e)
+		case ports.SigningHistory:
+			err = insertSigningHistory(ctx, x, tc, e)
 		default:
 			err = fmt.Errorf("write effects: no writer for %T", e)
 		}
@@ -52,4 +55,19 @@ func insertMail(ctx context.Context, x Querier, tc Times, now time.Time, m ports
 		}
 	}
 	return nil
+}
+
+// insertSigningHistory writes e's entry into the history of the contract
+// that has e's submission, if one has.
+func insertSigningHistory(ctx context.Context, x Querier, tc Times, e ports.SigningHistory) error {
+	var id int64
+	err := x.Row(ctx, `SELECT id FROM contracts WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
+		ORDER BY id DESC LIMIT 1`, e.SubmissionID).Scan(&id)
+	if NoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("contract of signing submission %s: %w", e.SubmissionID, err)
+	}
+	return InsertAudit(ctx, x, tc, id, []contract.AuditEntry{e.Entry})
 }
