@@ -97,7 +97,7 @@ type Provider struct {
 }
 
 var (
-	_ ports.SigningProvider = (*Provider)(nil)
+	_ ports.SigningProvider  = (*Provider)(nil)
 	_ ports.SigningPages     = (*Provider)(nil)
 	_ ports.SigningReminders = (*Provider)(nil)
 )
