@@ -98,10 +98,11 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")
 	}
 	if cfg.SigningReminderInterval > 0 && cfg.SigningReminderMax > 0 {
-		// Each reminder is decided again on the locked submission, so two
-		// instances send it once; the job lock spares them the race.
-		a.every(min(cfg.SigningReminderInterval, sweepInterval), a.counted("signing reminders",
-			a.exclusive("signing-reminders", p.RemindDue)))
+		// Every instance runs the job: each reminder is decided again on
+		// the locked submission (FOR UPDATE on PostgreSQL, SQLite's one
+		// writer) and counted in the transaction that queues it, so it is
+		// sent once however many instances find it due.
+		a.every(min(cfg.SigningReminderInterval, sweepInterval), a.counted("signing reminders", p.RemindDue))
 	}
 	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", a.tracked(metrics.JobSigningSweep, p.ExpireDue))))
 	// At start and every minute: evidence a crash or a failure left
