@@ -138,7 +138,7 @@ func TestSigningReminders(t *testing.T) {
 	s.Clock.Advance(time.Hour)
 	time.Sleep(reminderQuiet)
 	is.Equal(counts(received(t, sink, "Reminder: ")), map[string]int{"carol@client.example": 1, "dave@client.example": 2}) // max 2
-	admin = s.Admin(t) // the clock moved past the access token's life
+	admin = s.Admin(t)                                                                                                     // the clock moved past the access token's life
 
 	entries := reminderEntries(t, s, admin, id)
 	is.Equal(len(entries), 3) // one per reminder
