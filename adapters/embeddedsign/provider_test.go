@@ -3,11 +3,13 @@ package embeddedsign_test
 import (
 	"bytes"
 	"context"
+	"counsel/adapters/sqlite"
 	"encoding/base64"
 	"errors"
 	"io"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -643,7 +645,7 @@ func TestReminders(t *testing.T) {
 	})
 	t.Run("remind now, its cool-down, and the wait it restarts", func(t *testing.T) {
 		is := is.New(t)
-		h := newHarness(t, withReminders(3*time.Hour, 3))
+		h := newHarness(t, withReminders(3*time.Hour, 5)) // reminders by hand count towards max
 		s := submit(t, h, signing.OrderRandom)
 		res, err := h.p.RemindNow(ctx, s.ID, 7)
 		is.NoErr(err)
@@ -653,6 +655,20 @@ func TestReminders(t *testing.T) {
 		is.True(errors.As(err, &de))
 		is.Equal(de.Code, domain.ERATELIMITED) // every signer cooling down
 		is.Equal(de.RetryAfter, time.Hour)
+
+		// One signer cooling down, the other not: the other is reminded,
+		// the first listed with their wait.
+		id, err := strconv.ParseInt(s.ID, 10, 64)
+		is.NoErr(err)
+		_, err = sqlite.NewSigningStore(h.db).UpdateSubmission(ctx, id, func(r *ports.SigningSubmissionRecord) error {
+			r.Submitters[1].RemindedAt = nil
+			return nil
+		})
+		is.NoErr(err)
+		res, err = h.p.RemindNow(ctx, s.ID, 7)
+		is.NoErr(err)
+		is.Equal(res.Reminded, []string{"partner@example.com"})
+		is.Equal(res.CoolingDown, []ports.CoolingSigner{{Email: "client@example.com", RetryAfter: time.Hour}})
 		h.clock.Advance(59 * time.Minute)
 		h.Complete(t, s.ID, "client@example.com")
 		_, err = h.p.RemindNow(ctx, s.ID, 7)

@@ -34,6 +34,7 @@ type Stores struct {
 	Contracts     ContractStores
 	Blobs         ports.BlobStore
 	Audit         ports.AuditStore
+	Signing       ports.SigningStore
 	// Rows counts the rows of a table, for the suites to see what no
 	// port shows (bytes no document names).
 	Rows func(ctx context.Context, table string) (int64, error)
@@ -57,7 +58,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		{"Accounts", AccountsSuite}, {"RefreshBatch", RefreshBatchSuite}, {"Rotation", RotationSuite}, {"ConsoleSessions", ConsoleSessionsSuite}, {"Sessions", SessionsSuite}, {"Audit", AuditSuite}, {"Roles", RolesSuite}, {"AdminRule", AdminRuleSuite}, {"RoleCheck", RoleCheckSuite}, {"Users", UsersSuite}, {"UserPages", UserPagesSuite}, {"Identities", IdentitiesSuite},
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite}, {"DocumentBytes", DocumentBytesSuite},
-		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite},
+		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite}, {"SigningReminders", SigningRemindersSuite},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
