@@ -97,6 +97,9 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if cfg.PublicURL == "" {
 		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")
 	}
+	if a.mailer == nil {
+		a.log.Info("signing provider: embedded; no SMTP configured, so its emails are kept in the outbox (the console's Mail page; the links are in embedSrc)")
+	}
 	if cfg.SigningReminderInterval > 0 && cfg.SigningReminderMax > 0 {
 		// Every instance runs the job: each reminder is decided again on
 		// the locked submission (FOR UPDATE on PostgreSQL, SQLite's one
