@@ -105,7 +105,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		// the locked submission (FOR UPDATE on PostgreSQL, SQLite's one
 		// writer) and counted in the transaction that queues it, so it is
 		// sent once however many instances find it due.
-		a.every(min(cfg.SigningReminderInterval, sweepInterval), a.counted("signing reminders", p.RemindDue))
+		a.every(min(cfg.SigningReminderInterval, sweepInterval), a.counted("signing reminders", a.tracked(metrics.JobReminders, p.RemindDue)))
 	}
 	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", a.tracked(metrics.JobSigningSweep, p.ExpireDue))))
 	// At start and every minute: evidence a crash or a failure left
