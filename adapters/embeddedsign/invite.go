@@ -76,27 +76,26 @@ func (p *Provider) RemindDue(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	n := 0
-	after := int64(0)
-	for {
-		now := p.now()
-		ids, err := p.cfg.Store.RemindableSubmissions(ctx, now.Add(-r.Interval), r.Max, sweepBatch)
+	now := p.now()
+	// One pass in id order: a submission found but not due after all
+	// (expired, its signer waiting) is passed over, not read again.
+	for after := int64(0); ; {
+		ids, err := p.cfg.Store.RemindableSubmissions(ctx, now.Add(-r.Interval), r.Max, after, sweepBatch)
 		if err != nil {
 			return n, fmt.Errorf("signing submissions to remind: %w", err)
 		}
-		progressed := false
 		for _, id := range ids {
-			if id <= after {
-				continue
+			if err := ctx.Err(); err != nil {
+				return n, err
 			}
-			after = id
 			sent, err := p.remindDue(ctx, id)
 			if err != nil {
 				return n, err
 			}
 			n += sent
-			progressed = progressed || sent > 0
+			after = id
 		}
-		if len(ids) < sweepBatch || !progressed {
+		if len(ids) < sweepBatch {
 			return n, nil
 		}
 	}

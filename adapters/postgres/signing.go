@@ -133,8 +133,8 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 }
 
 // RemindableSubmissions implements ports.SigningStore.
-func (s *SigningStore) RemindableSubmissions(ctx context.Context, before time.Time, max, limit int) ([]int64, error) {
-	ids, err := sqlrow.RemindableSubmissions(ctx, s.db.read(), dialect{}, before, max, limit)
+func (s *SigningStore) RemindableSubmissions(ctx context.Context, before time.Time, max int, afterID int64, limit int) ([]int64, error) {
+	ids, err := sqlrow.RemindableSubmissions(ctx, s.db.read(), dialect{}, before, max, afterID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list signing submissions to remind: %w", err)
 	}

@@ -232,10 +232,10 @@ func timeEqual(a, b *time.Time) bool {
 // RemindableSubmissions reads the ids of ports.SigningStore's
 // RemindableSubmissions, through the partial index
 // signing_submitters_remind.
-func RemindableSubmissions(ctx context.Context, x Querier, tc Times, before time.Time, max, limit int) ([]int64, error) {
-	return QueryAll(ctx, x, ID, `SELECT s.id FROM signing_submissions s WHERE s.status = 'pending' AND EXISTS (
+func RemindableSubmissions(ctx context.Context, x Querier, tc Times, before time.Time, max int, afterID int64, limit int) ([]int64, error) {
+	return QueryAll(ctx, x, ID, `SELECT s.id FROM signing_submissions s WHERE s.status = 'pending' AND s.id > ? AND EXISTS (
 		SELECT 1 FROM signing_submitters p WHERE p.submission_id = s.id AND p.status IN ('sent', 'opened')
 		AND p.sent_at IS NOT NULL AND p.reminders < ?
 		AND CASE WHEN p.reminded_at IS NOT NULL AND p.reminded_at > p.sent_at THEN p.reminded_at ELSE p.sent_at END <= ?)
-		ORDER BY s.id LIMIT ?`, max, tc.Arg(before), limit)
+		ORDER BY s.id LIMIT ?`, afterID, max, tc.Arg(before), limit)
 }

@@ -40,7 +40,7 @@ func SigningRemindersSuite(t *testing.T, s Stores) {
 	}
 	remindable := func(before time.Time, max int) []int64 {
 		t.Helper()
-		ids, err := s.Signing.RemindableSubmissions(ctx, before, max, 100)
+		ids, err := s.Signing.RemindableSubmissions(ctx, before, max, 0, 100)
 		is.NoErr(err)
 		return ids
 	}
