@@ -114,10 +114,12 @@ func TestSigningReminders(t *testing.T) {
 	admin := s.Admin(t)
 
 	id, doc := signingContract(t, s, admin, "Framework agreement", 1)
+	start := time.Now()
 	sub := emailedSubmit(t, s, admin, id, []int64{doc}, "random", nil, "carol@client.example", "dave@client.example")
 	eventually(t, reminderArrival, "invitations", func() bool {
 		return fmt.Sprint(counts(received(t, sink, "Please sign: "))) == "map[carol@client.example:1 dave@client.example:1]"
 	})
+	t.Logf("submission to both invitations at the SMTP server: %s", time.Since(start))
 	time.Sleep(reminderQuiet)
 	is.Equal(len(received(t, sink, "Reminder: ")), 0) // none before the interval
 
@@ -269,12 +271,14 @@ func TestSigningCompletionCopies(t *testing.T) {
 		signingSign(t, s, sub.Submitters[0].EmbedSrc, "Mia")
 		time.Sleep(200 * time.Millisecond)
 		is.Equal(len(received(t, sink, "Signed copy: ")), 0) // not before the last signature
+		start := time.Now()
 		signingSign(t, s, sub.Submitters[1].EmbedSrc, "Ned")
 		var copies map[string][]smtptest.Parsed
 		eventually(t, reminderArrival, "signed copies", func() bool {
 			copies = received(t, sink, "Signed copy: ")
 			return len(copies) >= 3
 		})
+		t.Logf("last signature to the three signed copies at the SMTP server: %s", time.Since(start))
 		time.Sleep(200 * time.Millisecond)
 		copies = received(t, sink, "Signed copy: ")
 		is.Equal(counts(copies), map[string]int{"mia@client.example": 1, "ned@client.example": 1, apptest.AdminEmail: 1}) // each once
