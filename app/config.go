@@ -76,6 +76,11 @@ type Options struct {
 	DocuSealWebhookSecret string
 	DocuSealWebhookHeader string
 	DocuSealUserEmail     string
+	// SigningReminderInterval and SigningReminderMax are the embedded
+	// signer's automatic reminders (docs/decisions.md §16): one every
+	// interval after the invitation, at most max; 0 turns them off.
+	SigningReminderInterval time.Duration
+	SigningReminderMax      int
 
 	FirmName string
 	PDFCert  string
@@ -137,6 +142,10 @@ type Injections struct {
 	// WrapEvidence, when set, wraps the signed-evidence maker (tests
 	// make it fail to simulate a crash).
 	WrapEvidence func(ports.PDFEvidence) ports.PDFEvidence
+	// MailAttachLimit is the most bytes of signed evidence attached to a
+	// completion email; past it the email carries signed links instead.
+	// 0: 10 MiB (docs/decisions.md §16); tests lower it.
+	MailAttachLimit int64
 }
 
 // setting is one COUNSEL_* variable: its flag name, default and parser.
@@ -251,6 +260,8 @@ func settings() []setting {
 		{"COUNSEL_DOCUSEAL_WEBHOOK_SECRET", "", "HMAC secret of DocuSeal webhooks: the whsec_ value DocuSeal (2.5.3+) generates", func(c *Options, v string) error { c.DocuSealWebhookSecret = v; return nil }},
 		{"COUNSEL_DOCUSEAL_WEBHOOK_HEADER", "", `custom header of DocuSeal webhooks, "Name: value" (for DocuSeal before 2.5.3, which signs nothing)`, func(c *Options, v string) error { c.DocuSealWebhookHeader = v; return nil }},
 		{"COUNSEL_DOCUSEAL_USER_EMAIL", "", "DocuSeal account email for the form builder", str(func(c *Options) *string { return &c.DocuSealUserEmail })},
+		{"COUNSEL_SIGNING_REMINDER_INTERVAL", "72h", "embedded signer: remind a signer who has neither signed nor declined this long after the invitation and after each reminder; at least 1s; 0 off", dur(func(c *Options) *time.Duration { return &c.SigningReminderInterval })},
+		{"COUNSEL_SIGNING_REMINDER_MAX", "3", "embedded signer: most automatic reminders per signer, 0 to 100; 0 off", num(func(c *Options) *int { return &c.SigningReminderMax })},
 		{"COUNSEL_FIRM_NAME", "Counsel", "the firm's name: subject of the signing certificate made on first start, and named on signed evidence", str(func(c *Options) *string { return &c.FirmName })},
 		{"COUNSEL_PDF_CERT", "", "PEM file of the firm's own certificate (and chain) to sign evidence PDFs; empty: a self-signed one made on first start", str(func(c *Options) *string { return &c.PDFCert })},
 		{"COUNSEL_PDF_KEY", "", "PEM file of the private key of COUNSEL_PDF_CERT", str(func(c *Options) *string { return &c.PDFKey })},
@@ -428,6 +439,12 @@ func (c Options) Validate() error {
 	}
 	if c.LinkTTL < time.Minute || c.LinkTTL > 168*time.Hour {
 		bad("COUNSEL_LINK_TTL must be between 1m and 168h")
+	}
+	if c.SigningReminderInterval != 0 && (c.SigningReminderInterval < time.Second || c.SigningReminderInterval > 8760*time.Hour) {
+		bad("COUNSEL_SIGNING_REMINDER_INTERVAL must be 0 (off) or between 1s and 8760h")
+	}
+	if c.SigningReminderMax < 0 || c.SigningReminderMax > 100 {
+		bad("COUNSEL_SIGNING_REMINDER_MAX must be between 0 and 100")
 	}
 	if c.OTPTTL < 10*time.Second || c.OTPTTL > time.Hour {
 		bad("COUNSEL_OTP_TTL must be between 10s and 1h")

@@ -39,7 +39,9 @@ func TestLoadConfig(t *testing.T) {
 		is.Equal(c.OTPDelivery, "response")
 		is.Equal(c.SigningProvider, "embedded")
 		is.Equal(c.AdminEmail, "admin@localhost")
-		is.Equal(c.LinkTTL, time.Hour)           // signed template document links
+		is.Equal(c.LinkTTL, time.Hour)                    // signed template document links
+		is.Equal(c.SigningReminderInterval, 72*time.Hour) // signing reminders
+		is.Equal(c.SigningReminderMax, 3)
 		is.Equal(len(c.FrameAncestors), 0)       // no site may frame the signer's pages
 		is.Equal(c.ReauthWindow, 10*time.Minute) // recent authentication
 		is.Equal(c.KeyDateReminders, []int{7, 30, 90})
@@ -99,6 +101,10 @@ func TestLoadConfig(t *testing.T) {
 		{"key date reminders not days", map[string]string{"COUNSEL_KEY_DATE_REMINDERS": "90d"}, "COUNSEL_KEY_DATE_REMINDERS"},
 		{"key date interval under a second", map[string]string{"COUNSEL_KEY_DATE_INTERVAL": "999ms"}, "COUNSEL_KEY_DATE_INTERVAL"},
 		{"key date interval not a duration", map[string]string{"COUNSEL_KEY_DATE_INTERVAL": "hourly"}, "COUNSEL_KEY_DATE_INTERVAL"},
+		{"reminder interval under a second", map[string]string{"COUNSEL_SIGNING_REMINDER_INTERVAL": "500ms"}, "COUNSEL_SIGNING_REMINDER_INTERVAL"},
+		{"reminder interval negative", map[string]string{"COUNSEL_SIGNING_REMINDER_INTERVAL": "-1h"}, "COUNSEL_SIGNING_REMINDER_INTERVAL"},
+		{"reminder max over 100", map[string]string{"COUNSEL_SIGNING_REMINDER_MAX": "101"}, "COUNSEL_SIGNING_REMINDER_MAX"},
+		{"reminder max negative", map[string]string{"COUNSEL_SIGNING_REMINDER_MAX": "-1"}, "COUNSEL_SIGNING_REMINDER_MAX"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

@@ -100,7 +100,7 @@ var copyTables = []copyTable{
 		created_at:t updated_at:t completed_at:t declined_at:t expired_at:t evidence_pending:b combined_document_id audit_document_id
 		evidence_attempts evidence_retry_at:t evidence_failed_at:t`)},
 	{"signing_submitters", cols(`id submission_id position slug name email phone role status sent_at:t opened_at:t completed_at:t
-		declined_at:t decline_reason signed_name signer_addr signer_agent`)},
+		declined_at:t decline_reason signed_name signer_addr signer_agent reminders reminded_at:t`)},
 	{"signing_template_digests", cols("template_id digest recorded_at:t")},
 	{"signing_signer_links", cols("submission_id submitter_id sealed recorded_at:t")},
 	{"mail_outbox", cols(`id kind recipient subject body_text body_html status attempts created_at:t next_attempt_at:t

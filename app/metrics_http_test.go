@@ -177,7 +177,8 @@ func TestMetricsSeries(t *testing.T) {
 		if got[`counsel_job_last_success_timestamp_seconds{job="sweep"}`] > 0 &&
 			got[`counsel_job_last_success_timestamp_seconds{job="housekeeping"}`] > 0 &&
 			got[`counsel_job_last_success_timestamp_seconds{job="outbox"}`] > 0 &&
-			got[`counsel_job_last_success_timestamp_seconds{job="key_dates"}`] > 0 || time.Now().After(deadline) {
+			got[`counsel_job_last_success_timestamp_seconds{job="key_dates"}`] > 0 &&
+			got[`counsel_job_last_success_timestamp_seconds{job="reminders"}`] > 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -199,6 +200,7 @@ func TestMetricsSeries(t *testing.T) {
 		`counsel_job_last_success_timestamp_seconds{job="evidence"}`:                       at,
 		`counsel_job_last_success_timestamp_seconds{job="outbox"}`:                         at,
 		`counsel_job_last_success_timestamp_seconds{job="key_dates"}`:                      at,
+		`counsel_job_last_success_timestamp_seconds{job="reminders"}`:                      at,
 		`counsel_backup_last_success_timestamp_seconds`:                                    0,
 		`counsel_outbox_pending{kind="mail"}`:                                              0,
 		`counsel_outbox_pending{kind="webhook"}`:                                           0,

@@ -69,10 +69,16 @@ func TestOwnerNoticesEmbedded(t *testing.T) {
 	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", id), admin, map[string]any{"status": "Draft"}).Expect(t, 200, "revise")
 	sub = signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "preserved", "carol@client.example"))
 	signingSign(t, s, sub.Submitters[0].EmbedSrc, "Carol Example")
-	got = ownerMail(t, sink, owner.Email, 2)
-	is.Equal(len(got), 2) // each notice once
-	is.Equal(got[1].Subject, "Signed by every party: Consulting agreement")
-	is.True(strings.Contains(got[1].Text, `Every party has signed "Consulting agreement".`))
+	got = ownerMail(t, sink, owner.Email, 3)
+	is.Equal(len(got), 3) // each notice once, and the signed copy (docs/decisions.md §16)
+	subjects := map[string]smtptest.Parsed{}
+	for _, m := range got[1:] {
+		subjects[m.Subject] = m
+	}
+	notice := subjects["Signed by every party: Consulting agreement"]
+	is.True(strings.Contains(notice.Text, `Every party has signed "Consulting agreement".`))
+	copyMail := subjects["Signed copy: Consulting agreement"]
+	is.Equal(len(copyMail.Attachments), 2) // the signed PDF and the audit certificate
 
 	var page mailPage
 	s.Do(t, "GET", "/api/system/mail?Limit=100", admin, nil).Expect(t, 200, "outbox").JSON(t, &page)
@@ -83,7 +89,7 @@ func TestOwnerNoticesEmbedded(t *testing.T) {
 			is.Equal(it["status"], "sent")
 		}
 	}
-	is.Equal(kinds, map[string]int{"ownerNotice": 2})
+	is.Equal(kinds, map[string]int{"ownerNotice": 2, "signingCompleted": 1})
 }
 
 // TestOwnerNoticesDocuSeal: with DocuSeal the owner is told of a decline

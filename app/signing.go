@@ -23,7 +23,7 @@ import (
 // embedded: the provider keeps its records in the database, reads
 // contract documents through the use case, and reports its events to the
 // use case's ApplySigningEvent after its own commits; it serves the
-// /sign pages, emails invitations when SMTP is configured, and a
+// /sign pages, queues invitations and reminders in the mail outbox, and a
 // background loop expires its due submissions every minute (stopped by
 // Close). docuseal: the DocuSeal API client, which has no pages.
 func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users signingapp.UserLookup) error {
@@ -35,7 +35,8 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	deps := signingapp.Deps{
 		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
 		Clock: cfg.Clock, Logger: a.log, MailLinks: mail.Links{PublicURL: a.issuer()},
-		Evidence: signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
+		Evidence:    signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
+		AttachLimit: cfg.MailAttachLimit,
 	}
 	switch cfg.SigningProvider {
 	case "docuseal":
@@ -67,10 +68,6 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if err != nil {
 		return fmt.Errorf("signing pages key: %w", err)
 	}
-	var mailer ports.Mailer
-	if a.mailer != nil {
-		mailer = a.mailer
-	}
 	// The provider and the use case refer to each other: the provider
 	// reads documents and reports events through the use case, which
 	// calls the provider. The use case exists before any request.
@@ -81,9 +78,9 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		Documents: func(ctx context.Context, id string) (io.ReadCloser, string, string, error) {
 			return svc.OpenDocument(ctx, id)
 		},
-		Events: func(ctx context.Context, e signing.Event) error { return svc.ApplySigningEvent(ctx, e) },
-		Mailer: mailer,
-		Secret: secret,
+		Events:    func(ctx context.Context, e signing.Event) error { return svc.ApplySigningEvent(ctx, e) },
+		Reminders: signing.ReminderSchedule{Interval: cfg.SigningReminderInterval, Max: cfg.SigningReminderMax},
+		Secret:    secret,
 		// COUNSEL_LINK_TTL: how long a template document's signed link works.
 		DocumentLinkTTL: cfg.LinkTTL,
 		Now:             cfg.Clock.Now,
@@ -93,15 +90,22 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	if err != nil {
 		return err
 	}
-	deps.Provider, deps.DocumentsByReference = p, true
+	deps.Provider, deps.DocumentsByReference, deps.Reminders = p, true, p
 	deps.Evidence.Source = p
 	svc = signingapp.New(deps)
 	a.Signing, a.signingPages = svc, p
 	if cfg.PublicURL == "" {
 		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")
 	}
-	if mailer == nil {
-		a.log.Info("signing provider: embedded; no SMTP configured, so invitations are not emailed (the links are in embedSrc)")
+	if a.mailer == nil {
+		a.log.Info("signing provider: embedded; no SMTP configured, so its emails are kept in the outbox (the console's Mail page; the links are in embedSrc)")
+	}
+	if cfg.SigningReminderInterval > 0 && cfg.SigningReminderMax > 0 {
+		// Every instance runs the job: each reminder is decided again on
+		// the locked submission (FOR UPDATE on PostgreSQL, SQLite's one
+		// writer) and counted in the transaction that queues it, so it is
+		// sent once however many instances find it due.
+		a.every(min(cfg.SigningReminderInterval, sweepInterval), a.counted("signing reminders", a.tracked(metrics.JobReminders, p.RemindDue)))
 	}
 	a.every(sweepInterval, a.counted("signing submission expiry", a.exclusive("signing-expiry", a.tracked(metrics.JobSigningSweep, p.ExpireDue))))
 	// At start and every minute: evidence a crash or a failure left

@@ -115,4 +115,13 @@ type SigningService interface {
 	// sends none); EINVALID for a body it cannot read. Events about
 	// unknown submissions are logged and accepted.
 	Webhook(ctx context.Context, header func(name string) string, body []byte) error
+	// RemindSigners emails a reminder now to every signer of the
+	// contract's submission submissionID who may sign and was not
+	// reminded within signing.ReminderCooldown (docs/decisions.md §16).
+	// ENOTFOUND for an unknown or non-digital contract or a submission
+	// not of its template; ECONFLICT when the submission is not pending
+	// or no signer may sign; ERATELIMITED (with RetryAfter) when every
+	// such signer is cooling down; ENOTIMPLEMENTED with DocuSeal, which
+	// reminds its signers itself.
+	RemindSigners(ctx context.Context, contractID int64, submissionID string) (RemindResult, error)
 }

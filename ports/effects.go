@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"counsel/domain/contract"
 )
 
 // Effect is something a change causes beyond its own rows (a message to
@@ -163,3 +165,14 @@ type Attachment struct {
 }
 
 func (Mail) effect() {}
+
+// SigningHistory is a line of the history of the contract whose
+// digitalContractSubmissionId is SubmissionID, written with the signing
+// provider's change that causes it (a reminder: signingReminderSent).
+// No contract with that submission: nothing is written.
+type SigningHistory struct {
+	SubmissionID string
+	Entry        contract.AuditEntry
+}
+
+func (SigningHistory) effect() {}

@@ -70,6 +70,11 @@ type SigningEvidenceSource interface {
 	// submission (its combinedDocumentUrl and auditLogUrl) and clears the
 	// pending mark, in one transaction. ENOTFOUND for an unknown id.
 	EvidenceStored(ctx context.Context, submissionID, combinedDocumentID, auditDocumentID string) error
+	// EvidenceLinks returns what makes the signed links, valid until
+	// expires, to the evidence documents of a submission: they open
+	// without a session once EvidenceStored has linked the documents.
+	// ENOTFOUND for an unknown id.
+	EvidenceLinks(ctx context.Context, submissionID string, expires time.Time) (func(documentID string) string, error)
 }
 
 // EvidenceStore is what the evidence needs of the contract store.
@@ -83,9 +88,12 @@ type EvidenceStore interface {
 	// limit does not apply) and the entries of audit. When that
 	// submission's evidence was recorded before, nothing changes (no
 	// bytes are written), applied is false and the documents returned
-	// are the ones recorded then. ENOTFOUND when no contract has the
-	// submission; on any error nothing is written.
-	AddEvidence(ctx context.Context, submissionID string, docs []NewDocument, audit []contract.AuditEntry) (stored []contract.Document, applied bool, err error)
+	// are the ones recorded then. onStored, when not nil, is called
+	// inside the transaction with the documents stored, only when it
+	// stores them: the effects it adds (the completion emails) are written
+	// with them. ENOTFOUND when no contract has the submission; on any
+	// error nothing is written.
+	AddEvidence(ctx context.Context, submissionID string, docs []NewDocument, audit []contract.AuditEntry, onStored func(stored []contract.Document)) (stored []contract.Document, applied bool, err error)
 	// SignedDocumentBySHA256 reports whether a document of kind signed
 	// has the SHA-256 sha (lower-case hex).
 	SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error)

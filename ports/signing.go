@@ -34,3 +34,33 @@ type SigningProvider interface {
 	// read, and no events (nil, nil) for event types that change nothing.
 	ParseWebhook(header func(name string) string, body []byte, now time.Time) ([]signing.Event, error)
 }
+
+// SigningReminders is what a signing provider that mails its own signers
+// (the embedded signer) offers for reminders (docs/decisions.md §16).
+type SigningReminders interface {
+	// RemindDue sends every automatic reminder due now, each in the
+	// transaction that records it (once across instances), and returns
+	// how many it sent.
+	RemindDue(ctx context.Context) (int, error)
+	// RemindNow sends a reminder now to every signer of submission
+	// submissionID who may sign and was not reminded within
+	// signing.ReminderCooldown; by is the user who asked (the history
+	// names them). ENOTFOUND for an unknown submission; ECONFLICT when it
+	// is not pending or no signer may sign now; ERATELIMITED, with
+	// RetryAfter the shortest wait, when every such signer is cooling
+	// down.
+	RemindNow(ctx context.Context, submissionID string, by int64) (RemindResult, error)
+}
+
+// RemindResult is what a reminder by hand did: the signers reminded, and
+// those reminded too recently, with how long until they can be again.
+type RemindResult struct {
+	Reminded    []string
+	CoolingDown []CoolingSigner
+}
+
+// CoolingSigner is a signer reminded less than signing.ReminderCooldown ago.
+type CoolingSigner struct {
+	Email      string
+	RetryAfter time.Duration
+}

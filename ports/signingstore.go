@@ -74,6 +74,10 @@ type SigningSubmitterRecord struct {
 	SignedName  string
 	SignerAddr  string
 	SignerAgent string
+	// Reminders is how many reminders the signer was sent (automatic and
+	// by hand) and RemindedAt when the last was queued.
+	Reminders  int
+	RemindedAt *time.Time
 }
 
 // SigningStore keeps the embedded signer's templates and submissions.
@@ -105,6 +109,12 @@ type SigningStore interface {
 	// ENOTFOUND if the submission does not exist. Ids, slugs, the template
 	// and the submitters' contact details are not changed by a save.
 	UpdateSubmission(ctx context.Context, id int64, fn func(*SigningSubmissionRecord) error) (SigningSubmissionRecord, error)
+	// RemindableSubmissions returns the ids, above afterID and in
+	// order, of at most limit pending submissions with a signer who was
+	// invited, has neither signed nor declined, was sent fewer than max
+	// reminders, and whose invitation or last reminder (the later) is at
+	// or before before. The caller decides again inside UpdateSubmission.
+	RemindableSubmissions(ctx context.Context, before time.Time, max int, afterID int64, limit int) ([]int64, error)
 	// DueSubmissions returns the ids of at most limit pending submissions
 	// whose expiry time is at or before now, soonest first.
 	DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error)

@@ -53,9 +53,10 @@ type Config struct {
 	Documents DocumentOpener
 	// Events receives signing events; nil drops them.
 	Events EventSink
-	// Mailer sends invitations when a submission asks for email; nil
-	// sends none (the links are in embedSrc either way).
-	Mailer ports.Mailer
+	// Reminders is the schedule of automatic reminders (RemindDue); its
+	// zero value sends none. Invitations and reminders are queued in the
+	// mail outbox with the change that causes them.
+	Reminders signing.ReminderSchedule
 	// Secret keys the signing pages' form tokens and the template
 	// documents' links. Required, at least 32 bytes; keep it across
 	// restarts (a server secret in the database).
@@ -96,8 +97,9 @@ type Provider struct {
 }
 
 var (
-	_ ports.SigningProvider = (*Provider)(nil)
-	_ ports.SigningPages    = (*Provider)(nil)
+	_ ports.SigningProvider  = (*Provider)(nil)
+	_ ports.SigningPages     = (*Provider)(nil)
+	_ ports.SigningReminders = (*Provider)(nil)
 )
 
 // New returns a Provider, or an error naming what the configuration lacks.

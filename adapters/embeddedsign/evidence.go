@@ -85,6 +85,25 @@ func (p *Provider) EvidenceStored(ctx context.Context, submissionID, combinedDoc
 	return p.cfg.Store.SetEvidence(ctx, id, combinedDocumentID, auditDocumentID)
 }
 
+// EvidenceLinks implements ports.SigningEvidenceSource: links under the
+// template's slug, as the submission's combinedDocumentUrl and
+// auditLogUrl are made, expiring at expires.
+func (p *Provider) EvidenceLinks(ctx context.Context, submissionID string, expires time.Time) (func(string) string, error) {
+	id, err := parseID("submission", submissionID)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := p.cfg.Store.Submission(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := p.cfg.Store.Template(ctx, rec.TemplateID)
+	if err != nil {
+		return nil, fmt.Errorf("signing template %d: %w", rec.TemplateID, err)
+	}
+	return func(documentID string) string { return p.documentLink(tpl.Slug, documentID, expires.Unix()) }, nil
+}
+
 // withEvidence adds to tpl's documents the stored evidence of its
 // submissions, so a signed link to them opens them.
 func (p *Provider) withEvidence(ctx context.Context, tpl ports.SigningTemplateRecord) (ports.SigningTemplateRecord, error) {

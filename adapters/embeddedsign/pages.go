@@ -79,13 +79,21 @@ func (p *Provider) Sign(ctx context.Context, slug string, in ports.SignInput) (p
 	if len(fields) > 0 {
 		return ports.SignResult{}, fields.Err()
 	}
-	rec, tpl, err := p.settle(ctx, rec, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
-		return sign(s, i, in, now)
+	tpl, err := p.cfg.Store.Template(ctx, rec.TemplateID)
+	if err != nil {
+		return ports.SignResult{}, fmt.Errorf("signing template: %w", err)
+	}
+	// The next signer's invitation (order preserved) is queued with the
+	// signature.
+	ctx, fx := ports.WithEffects(ctx)
+	rec, tpl, err = p.settle(ctx, rec, func(s *ports.SigningSubmissionRecord, now time.Time) []signing.Event {
+		events := sign(s, i, in, now)
+		p.invite(fx, s, title(*s, tpl), now)
+		return events
 	}, i)
 	if err != nil {
 		return ports.SignResult{}, err
 	}
-	p.invite(ctx, rec, tpl.Name)
 	return ports.SignResult{Title: title(rec, tpl), AllCompleted: rec.Status == signing.SubmissionCompleted}, nil
 }
 

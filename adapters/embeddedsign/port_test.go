@@ -30,20 +30,21 @@ func TestSigningProviderSuite(t *testing.T) {
 	})
 }
 
-// harness is a provider over a fresh database with a fake clock, mailer,
-// document store and event log.
+// harness is a provider over a fresh database with a fake clock, document
+// store and event log; the mail it queues is in the database's outbox.
 type harness struct {
 	p      *embeddedsign.Provider
 	db     *sqlite.DB
 	clock  *porttest.Clock
-	mail   *fakeMailer
 	events *eventLog
 	docs   map[string][]byte
 }
 
 type option func(*embeddedsign.Config)
 
-func withMailer(m ports.Mailer) option { return func(c *embeddedsign.Config) { c.Mailer = m } }
+func withReminders(every time.Duration, max int) option {
+	return func(c *embeddedsign.Config) { c.Reminders = signing.ReminderSchedule{Interval: every, Max: max} }
+}
 
 func newHarness(t testing.TB, opts ...option) *harness {
 	t.Helper()
@@ -55,7 +56,6 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	h := &harness{
 		db:     db,
 		clock:  porttest.NewClock(time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)),
-		mail:   &fakeMailer{},
 		events: &eventLog{},
 		docs: map[string][]byte{
 			"1": porttest.MinimalPDF(1),
@@ -135,30 +135,35 @@ func (h *harness) Decline(t *testing.T, submissionID, email, reason string) {
 	}
 }
 
-type email struct{ to, subject, body string }
+type email struct{ to, subject, body, kind string }
 
-type fakeMailer struct {
-	mu   sync.Mutex
-	sent []email
-	fail map[string]bool // recipients whose mail fails
-}
-
-func (m *fakeMailer) Send(_ context.Context, to, subject, body string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail[to] {
-		return errors.New("relay refused")
+// mails returns the messages queued in the outbox, oldest first.
+func (h *harness) mails(t *testing.T) []email {
+	t.Helper()
+	ob := sqlite.NewOutboxStore(h.db)
+	list, _, err := ob.Mails(context.Background(), 1000, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	m.sent = append(m.sent, email{to, subject, body})
-	return nil
+	out := make([]email, 0, len(list))
+	for i := len(list) - 1; i >= 0; i-- {
+		m, err := ob.OutboxMail(context.Background(), list[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, email{to: m.To, subject: m.Subject, body: m.Text, kind: m.Kind})
+	}
+	return out
 }
 
-func (m *fakeMailer) to() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// mailTo lists the recipients of the queued messages of kind, oldest first.
+func (h *harness) mailTo(t *testing.T, kind string) []string {
+	t.Helper()
 	var out []string
-	for _, e := range m.sent {
-		out = append(out, e.to)
+	for _, m := range h.mails(t) {
+		if m.kind == kind {
+			out = append(out, m.to)
+		}
 	}
 	return out
 }

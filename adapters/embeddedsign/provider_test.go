@@ -3,10 +3,13 @@ package embeddedsign_test
 import (
 	"bytes"
 	"context"
+	"counsel/adapters/sqlite"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -509,75 +512,182 @@ func TestExpiry(t *testing.T) {
 
 func TestInvitations(t *testing.T) {
 	t.Parallel()
+	const kind = "signingInvitation"
 	t.Run("preserved order invites one signer at a time", func(t *testing.T) {
 		is := is.New(t)
-		m := &fakeMailer{}
-		h := newHarness(t, withMailer(m))
+		h := newHarness(t)
 		in := twoSigners(h.template(t).ID, signing.OrderPreserved)
 		in.SendEmail = true
 		in.Message = signing.Message{Subject: "Sign {{template.name}}", Body: "Dear {{submitter.name}}, sign here: {{submitter.link}} thanks"}
 		s := h.submission(t, in)
-		is.Equal(m.to(), []string{"client@example.com"})            // only the first signer
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com"}) // queued with the submission, only the first signer
 		is.Equal(s.Submitters[0].Status, signing.SubmitterSent)     // marked sent
 		is.True(s.Submitters[0].SentAt != nil)                      // with the time
 		is.Equal(s.Submitters[1].Status, signing.SubmitterAwaiting) // the second waits
-		mail := m.sent[0]
+		mail := h.mails(t)[0]
 		is.Equal(mail.subject, "Sign Service agreement 2026")                                    // variables in the subject
 		is.Equal(mail.body, "Dear Casey Client, sign here: "+s.Submitters[0].EmbedSrc+" thanks") // and the body
 		is.True(!strings.Contains(mail.body, s.Submitters[1].EmbedSrc))                          // no other signer's link
 
 		h.Complete(t, s.ID, "client@example.com")
-		is.Equal(m.to(), []string{"client@example.com", "partner@example.com"}) // the next one after the signature
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com", "partner@example.com"}) // the next one with the signature
 		got, _ := h.p.GetSubmission(ctx, s.ID)
 		is.Equal(got.Submitters[1].Status, signing.SubmitterSent) // marked sent
 		h.Complete(t, s.ID, "partner@example.com")
-		is.Equal(len(m.to()), 2) // nobody left to invite
+		is.Equal(len(h.mailTo(t, kind)), 2) // nobody left to invite
 	})
 	t.Run("random order invites everyone; a default message carries the link", func(t *testing.T) {
 		is := is.New(t)
-		m := &fakeMailer{}
-		h := newHarness(t, withMailer(m))
+		h := newHarness(t)
 		in := twoSigners(h.template(t).ID, signing.OrderRandom)
 		in.SendEmail = true
 		s := h.submission(t, in)
-		is.Equal(m.to(), []string{"client@example.com", "partner@example.com"}) // both
-		is.True(strings.Contains(m.sent[1].body, s.Submitters[1].EmbedSrc))     // each their own link
-		is.Equal(m.sent[0].subject, "Please sign: Service agreement 2026")      // default subject
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com", "partner@example.com"}) // both
+		m := h.mails(t)
+		is.True(strings.Contains(m[1].body, s.Submitters[1].EmbedSrc))   // each their own link
+		is.Equal(m[0].subject, "Please sign: Service agreement 2026")    // default subject
+		is.True(strings.Contains(m[0].body, "Hello Casey Client,"))      // greeting
+		is.True(strings.Contains(m[0].body, "please do not forward it")) // personal
 	})
 	t.Run("a body without the link variable gets the link appended", func(t *testing.T) {
 		is := is.New(t)
-		m := &fakeMailer{}
-		h := newHarness(t, withMailer(m))
+		h := newHarness(t)
 		in := twoSigners(h.template(t).ID, signing.OrderRandom)
 		in.SendEmail, in.Message.Body = true, "Please sign."
 		s := h.submission(t, in)
-		is.Equal(m.sent[0].body, "Please sign.\n\n"+s.Submitters[0].EmbedSrc+"\n") // appended
+		is.Equal(h.mails(t)[0].body, "Please sign.\n\n"+s.Submitters[0].EmbedSrc+"\n") // appended
 	})
-	t.Run("no email asked, or no mailer, sends nothing", func(t *testing.T) {
+	t.Run("no email asked sends nothing", func(t *testing.T) {
 		is := is.New(t)
-		m := &fakeMailer{}
-		h := newHarness(t, withMailer(m))
+		h := newHarness(t)
 		s := h.submission(t, twoSigners(h.template(t).ID, signing.OrderRandom))
-		is.Equal(len(m.to()), 0)                                    // SendEmail false
+		is.Equal(len(h.mails(t)), 0)                                // SendEmail false
 		is.Equal(s.Submitters[0].Status, signing.SubmitterAwaiting) // not sent
-
-		h = newHarness(t)
-		in := twoSigners(h.template(t).ID, signing.OrderRandom)
-		in.SendEmail = true
-		s = h.submission(t, in)
-		is.Equal(s.Submitters[0].Status, signing.SubmitterAwaiting) // no mailer: links only
 		is.True(s.Submitters[0].EmbedSrc != "")                     // the link is there
 	})
-	t.Run("a failed email leaves the signer awaiting", func(t *testing.T) {
+}
+
+// TestReminders drives the reminder schedule with the fake clock: one
+// reminder per interval after the invitation, at most max, none once the
+// signer signed or the submission ended; remind-now and its cool-down.
+func TestReminders(t *testing.T) {
+	t.Parallel()
+	const kind = "signingReminder"
+	remind := func(t *testing.T, h *harness) int {
+		t.Helper()
+		n, err := h.p.RemindDue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	submit := func(t *testing.T, h *harness, order string) signing.Submission {
+		in := twoSigners(h.template(t).ID, order)
+		in.SendEmail = true
+		return h.submission(t, in)
+	}
+	t.Run("every interval, at most max, until signed", func(t *testing.T) {
 		is := is.New(t)
-		m := &fakeMailer{fail: map[string]bool{"partner@example.com": true}}
-		h := newHarness(t, withMailer(m))
+		h := newHarness(t, withReminders(time.Hour, 2))
+		s := submit(t, h, signing.OrderRandom)
+		is.Equal(remind(t, h), 0) // not yet
+		h.clock.Advance(59 * time.Minute)
+		is.Equal(remind(t, h), 0)
+		h.clock.Advance(time.Minute)
+		is.Equal(remind(t, h), 2) // both signers, an hour after the invitation
+		is.Equal(remind(t, h), 0) // once
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com", "partner@example.com"})
+		m := h.mails(t)[2]
+		is.Equal(m.subject, "Reminder: please sign Service agreement 2026")
+		is.True(strings.Contains(m.body, s.Submitters[0].EmbedSrc)) // their link
+
+		h.Complete(t, s.ID, "client@example.com")
+		h.clock.Advance(time.Hour)
+		is.Equal(remind(t, h), 1) // the partner only: the client signed
+		h.clock.Advance(time.Hour)
+		is.Equal(remind(t, h), 0) // max reached
+		h.clock.Advance(10 * time.Hour)
+		is.Equal(remind(t, h), 0)
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com", "partner@example.com", "partner@example.com"})
+		got, _ := h.p.GetSubmission(ctx, s.ID)
+		is.Equal(got.Submitters[1].Status, signing.SubmitterSent) // still pending
+	})
+	t.Run("preserved order reminds only the signer whose turn it is", func(t *testing.T) {
+		is := is.New(t)
+		h := newHarness(t, withReminders(time.Hour, 3))
+		submit(t, h, signing.OrderPreserved)
+		h.clock.Advance(time.Hour)
+		is.Equal(remind(t, h), 1)
+		is.Equal(h.mailTo(t, kind), []string{"client@example.com"})
+	})
+	t.Run("none after a decline or expiry, none when off", func(t *testing.T) {
+		is := is.New(t)
+		h := newHarness(t, withReminders(time.Hour, 3))
+		s := submit(t, h, signing.OrderRandom)
+		h.Decline(t, s.ID, "client@example.com", "no")
+		h.clock.Advance(time.Hour)
+		is.Equal(remind(t, h), 0) // declined
+
+		h = newHarness(t, withReminders(time.Hour, 3))
 		in := twoSigners(h.template(t).ID, signing.OrderRandom)
 		in.SendEmail = true
-		s := h.submission(t, in)
-		is.Equal(s.Submitters[0].Status, signing.SubmitterSent)     // reached
-		is.Equal(s.Submitters[1].Status, signing.SubmitterAwaiting) // not reached
-		is.True(s.Submitters[1].SentAt == nil)                      // no time
+		exp := h.clock.Now().Add(30 * time.Minute)
+		in.ExpireAt = &exp
+		h.submission(t, in)
+		h.clock.Advance(time.Hour)
+		is.Equal(remind(t, h), 0) // expired first
+
+		h = newHarness(t, withReminders(0, 3))
+		submit(t, h, signing.OrderRandom)
+		h.clock.Advance(1000 * time.Hour)
+		is.Equal(remind(t, h), 0) // off
+		is.Equal(len(h.mailTo(t, kind)), 0)
+	})
+	t.Run("remind now, its cool-down, and the wait it restarts", func(t *testing.T) {
+		is := is.New(t)
+		h := newHarness(t, withReminders(3*time.Hour, 5)) // reminders by hand count towards max
+		s := submit(t, h, signing.OrderRandom)
+		res, err := h.p.RemindNow(ctx, s.ID, 7)
+		is.NoErr(err)
+		is.Equal(res.Reminded, []string{"client@example.com", "partner@example.com"})
+		_, err = h.p.RemindNow(ctx, s.ID, 7)
+		var de *domain.Error
+		is.True(errors.As(err, &de))
+		is.Equal(de.Code, domain.ERATELIMITED) // every signer cooling down
+		is.Equal(de.RetryAfter, time.Hour)
+
+		// One signer cooling down, the other not: the other is reminded,
+		// the first listed with their wait.
+		id, err := strconv.ParseInt(s.ID, 10, 64)
+		is.NoErr(err)
+		_, err = sqlite.NewSigningStore(h.db).UpdateSubmission(ctx, id, func(r *ports.SigningSubmissionRecord) error {
+			r.Submitters[1].RemindedAt = nil
+			return nil
+		})
+		is.NoErr(err)
+		res, err = h.p.RemindNow(ctx, s.ID, 7)
+		is.NoErr(err)
+		is.Equal(res.Reminded, []string{"partner@example.com"})
+		is.Equal(res.CoolingDown, []ports.CoolingSigner{{Email: "client@example.com", RetryAfter: time.Hour}})
+		h.clock.Advance(59 * time.Minute)
+		h.Complete(t, s.ID, "client@example.com")
+		_, err = h.p.RemindNow(ctx, s.ID, 7)
+		is.True(errors.As(err, &de))
+		is.Equal(de.RetryAfter, time.Minute)
+		h.clock.Advance(time.Minute)
+		res, err = h.p.RemindNow(ctx, s.ID, 7)
+		is.NoErr(err)
+		is.Equal(res.Reminded, []string{"partner@example.com"}) // not the one who signed
+		h.clock.Advance(2*time.Hour + 59*time.Minute)
+		is.Equal(remind(t, h), 0) // the wait restarts from the last reminder
+		h.clock.Advance(time.Minute)
+		is.Equal(remind(t, h), 1)
+
+		h.Decline(t, s.ID, "partner@example.com", "no")
+		_, err = h.p.RemindNow(ctx, s.ID, 7)
+		is.Equal(domain.ErrorCode(err), domain.ECONFLICT) // not pending
+		_, err = h.p.RemindNow(ctx, "999", 7)
+		is.Equal(domain.ErrorCode(err), domain.ENOTFOUND)
 	})
 }
 

@@ -14,9 +14,10 @@ import (
 
 // CreateSubmission implements ports.SigningProvider. It creates one
 // submission of template in.TemplateID with a signing page per submitter
-// (embedSrc) and, when in.SendEmail and a Mailer is configured, emails
-// the link: in preserved order to the first signer only (the next one is
-// invited after each signature), in random order to everyone. A blank
+// (embedSrc) and, when in.SendEmail, queues the invitations in the mail
+// outbox in the transaction that stores it: in preserved order to the
+// first signer only (the next one is invited in the transaction of each
+// signature), in random order to everyone. A blank
 // submitter role takes the template's role at the same position, else
 // "Signer N". Order defaults to preserved, as DocuSeal's does. EINVALID
 // for no submitters, a missing or malformed or repeated email, an unknown
@@ -103,11 +104,15 @@ func (p *Provider) CreateSubmission(ctx context.Context, in signing.NewSubmissio
 			Status: signing.SubmitterAwaiting,
 		})
 	}
+	// The invitations are queued with the submission, or not at all.
+	ctx, fx := ports.WithEffects(ctx)
+	mark := fx.Begin()
+	p.invite(fx, &rec, title(rec, tpl), now)
 	rec, err = p.cfg.Store.CreateSubmission(ctx, rec)
 	if err != nil {
+		fx.Rollback(mark)
 		return nil, fmt.Errorf("create signing submission: %w", err)
 	}
-	rec = p.invite(ctx, rec, tpl.Name)
 	return []signing.Submission{p.toSubmission(rec, "")}, nil
 }
 

@@ -104,6 +104,8 @@ func components() []component {
 		c("SigningSubmitForSigningInput", typeOf[submitForSigningIn]()),
 		c("SigningCreateSubmissionInput", typeOf[createSubmissionsIn]()),
 		c("SigningBuilderTokenDto", typeOf[builderTokenDTO]()),
+		c("SigningRemindResultDto", typeOf[remindResultDTO]()),
+		c("SigningCoolingSignerDto", typeOf[coolingSignerDTO]()),
 		c("SigningVerificationDto", typeOf[verificationDTO]()),
 		c("SigningWebhookResultDto", typeOf[webhookResultDTO]()),
 		c("ReauthenticateInput", typeOf[reauthenticateIn]()),

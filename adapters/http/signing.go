@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 
@@ -44,6 +45,9 @@ func (s *server) signingRoutes() []route {
 		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
 			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions; 404 for a templateId the provider does not know or that belongs to another DocuSeal account",
 				tag: tag, body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
+		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submissions/{submissionId:[0-9]+}/remind", access: perm(account.ContractEdit), handler: h(s.handleRemindSigners()),
+			op: op{summary: "Email a reminder with their signing link now to every signer of the submission who may sign (embedded signer; docs/decisions.md §16). A signer reminded within the last hour is skipped and listed in coolingDown; 429 with Retry-After (the shortest wait) when every such signer is cooling down. Each reminder is a signingReminderSent history entry naming the signer and the caller. 404 for an unknown or non-digital contract or a submission not of its template; 409 when the submission is completed, declined or expired, or no signer may sign; 501 with DocuSeal, which reminds its signers itself",
+				tag: tag, resp: ref("SigningRemindResultDto"), errs: []int{404, 409, 429, 501, 502}}},
 		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
 			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
 				tag: tag, resp: ref("SigningBuilderTokenDto"), errs: []int{404, 501}}},
@@ -51,6 +55,35 @@ func (s *server) signingRoutes() []route {
 			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). Authenticated by X-Docuseal-Signature (HMAC-SHA256 with the whsec_ secret of COUNSEL_DOCUSEAL_WEBHOOK_SECRET, within 300 seconds) or by the custom header of COUNSEL_DOCUSEAL_WEBHOOK_HEADER (DocuSeal before 2.5.3); 401 otherwise (DocuSeal's unsigned test delivery included), and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
 				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResultDto"), errs: []int{400, 401, 413}}},
 	})
+}
+
+type remindResultDTO struct {
+	Reminded    []string           `json:"reminded" doc:"the emails of the signers reminded now"`
+	CoolingDown []coolingSignerDTO `json:"coolingDown" doc:"signers reminded within the last hour, not reminded again"`
+}
+
+type coolingSignerDTO struct {
+	Email      string `json:"email"`
+	RetryAfter int64  `json:"retryAfter" doc:"seconds until the signer can be reminded again"`
+}
+
+func (s *server) handleRemindSigners() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		res, err := s.svc.Signing.RemindSigners(r.Context(), id, muxVars(r)["submissionId"])
+		out := remindResultDTO{Reminded: res.Reminded, CoolingDown: []coolingSignerDTO{}}
+		if out.Reminded == nil {
+			out.Reminded = []string{}
+		}
+		for _, c := range res.CoolingDown {
+			out.CoolingDown = append(out.CoolingDown, coolingSignerDTO{Email: c.Email, RetryAfter: int64(math.Ceil(c.RetryAfter.Seconds()))})
+		}
+		s.reply(w, r, http.StatusOK, out, err)
+	}
 }
 
 // needSigning answers 501 when the service has no signing module.

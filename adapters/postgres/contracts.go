@@ -62,7 +62,7 @@ func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID s
 
 // AddEvidence implements ports.EvidenceStore. The contract's row is
 // locked, so two instances storing one submission's evidence store it once.
-func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry, onStored func([]contract.Document)) ([]contract.Document, bool, error) {
 	var out []contract.Document
 	applied := false
 	err := s.db.tx(ctx, func(x q) error {
@@ -99,6 +99,9 @@ func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, do
 				return err
 			}
 			out = append(out, d)
+		}
+		if onStored != nil {
+			onStored(out)
 		}
 		return insertAudit(ctx, x, id, audit)
 	})

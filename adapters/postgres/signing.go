@@ -132,6 +132,15 @@ func (s *SigningStore) UpdateSubmission(ctx context.Context, id int64, fn func(*
 	return out, nil
 }
 
+// RemindableSubmissions implements ports.SigningStore.
+func (s *SigningStore) RemindableSubmissions(ctx context.Context, before time.Time, max int, afterID int64, limit int) ([]int64, error) {
+	ids, err := sqlrow.RemindableSubmissions(ctx, s.db.read(), dialect{}, before, max, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list signing submissions to remind: %w", err)
+	}
+	return ids, nil
+}
+
 // DueSubmissions implements ports.SigningStore through the partial index
 // signing_submissions_due.
 func (s *SigningStore) DueSubmissions(ctx context.Context, now time.Time, limit int) ([]int64, error) {

@@ -46,7 +46,7 @@ func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID s
 }
 
 // AddEvidence implements ports.EvidenceStore.
-func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry) ([]contract.Document, bool, error) {
+func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry, onStored func([]contract.Document)) ([]contract.Document, bool, error) {
 	var out []contract.Document
 	applied := false
 	err := s.db.writeTx(ctx, func(tx *sql.Tx) error {
@@ -86,6 +86,9 @@ func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, do
 				return err
 			}
 			out = append(out, d)
+		}
+		if onStored != nil {
+			onStored(out)
 		}
 		return insertAudit(ctx, tx, id, audit)
 	})

@@ -168,13 +168,13 @@ func TestAddEvidence(t *testing.T) {
 	entry := []contract.AuditEntry{{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: contractT0, Details: "sha"}}
 
 	is := is.New(t)
-	got, applied, err := st.AddEvidence(ctx, "601", evidence("1"), entry)
+	got, applied, err := st.AddEvidence(ctx, "601", evidence("1"), entry, nil)
 	is.NoErr(err)
 	is.True(applied) // the first time
 	is.Equal(len(got), 2)
 	is.Equal(got[0].ContractID, c.ID)
 
-	again, applied, err := st.AddEvidence(ctx, "601", evidence("2"), entry)
+	again, applied, err := st.AddEvidence(ctx, "601", evidence("2"), entry, nil)
 	is.NoErr(err)
 	is.True(!applied)                           // once only
 	is.Equal(again[0].SHA256, got[0].SHA256)    // the first run's documents
@@ -193,7 +193,7 @@ func TestAddEvidence(t *testing.T) {
 	is.NoErr(err)
 	is.True(!ok) // an audit certificate is not a signed document
 
-	_, _, err = st.AddEvidence(ctx, "999", evidence("3"), entry)
+	_, _, err = st.AddEvidence(ctx, "999", evidence("3"), entry, nil)
 	is.Equal(domain.ErrorCode(err), domain.ENOTFOUND) // no contract has the submission
 	got2, err := st.ContractBySubmission(ctx, "601")
 	is.NoErr(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"counsel/domain/contract"
 	"counsel/ports"
 )
 
@@ -24,6 +25,8 @@ func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effec
 			err = upsertDevice(ctx, x, tc, e)
 		case ports.RearmKeyDates:
 			err = rearmKeyDates(ctx, x, e)
+		case ports.SigningHistory:
+			err = insertSigningHistory(ctx, x, tc, e)
 		default:
 			err = fmt.Errorf("write effects: no writer for %T", e)
 		}
@@ -54,4 +57,19 @@ func insertMail(ctx context.Context, x Querier, tc Times, now time.Time, m ports
 		}
 	}
 	return nil
+}
+
+// insertSigningHistory writes e's entry into the history of the contract
+// that has e's submission, if one has.
+func insertSigningHistory(ctx context.Context, x Querier, tc Times, e ports.SigningHistory) error {
+	var id int64
+	err := x.Row(ctx, `SELECT id FROM contracts WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
+		ORDER BY id DESC LIMIT 1`, e.SubmissionID).Scan(&id)
+	if NoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("contract of signing submission %s: %w", e.SubmissionID, err)
+	}
+	return InsertAudit(ctx, x, tc, id, []contract.AuditEntry{e.Entry})
 }

@@ -138,7 +138,7 @@ func SigningSubmissions(ctx context.Context, x Querier, d Dialect, tail string, 
 	}
 	in, inArgs := d.In("submission_id", ids)
 	rows, err := x.Query(ctx, `SELECT submission_id, id, slug, name, email, phone, role, status, sent_at, opened_at,
-		completed_at, declined_at, decline_reason, signed_name, signer_addr, signer_agent
+		completed_at, declined_at, decline_reason, signed_name, signer_addr, signer_agent, reminders, reminded_at
 		FROM signing_submitters WHERE `+in+` ORDER BY submission_id, position`, inArgs...)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func SigningSubmissions(ctx context.Context, x Querier, d Dialect, tail string, 
 		var p ports.SigningSubmitterRecord
 		if err := rows.Scan(&sid, &p.ID, &p.Slug, &p.Name, &p.Email, &p.Phone, &p.Role, &p.Status, NullTime(d, &p.SentAt),
 			NullTime(d, &p.OpenedAt), NullTime(d, &p.CompletedAt), NullTime(d, &p.DeclinedAt),
-			&p.DeclineReason, &p.SignedName, &p.SignerAddr, &p.SignerAgent); err != nil {
+			&p.DeclineReason, &p.SignedName, &p.SignerAddr, &p.SignerAgent, &p.Reminders, NullTime(d, &p.RemindedAt)); err != nil {
 			return nil, err
 		}
 		i := index[sid]
@@ -184,9 +184,10 @@ func UpdateSigningSubmission(ctx context.Context, x Querier, d Dialect, id int64
 			continue
 		}
 		if _, err := x.Exec(ctx, `UPDATE signing_submitters SET status = ?, sent_at = ?, opened_at = ?, completed_at = ?,
-			declined_at = ?, decline_reason = ?, signed_name = ?, signer_addr = ?, signer_agent = ? WHERE id = ? AND submission_id = ?`,
+			declined_at = ?, decline_reason = ?, signed_name = ?, signer_addr = ?, signer_agent = ?, reminders = ?, reminded_at = ?
+			WHERE id = ? AND submission_id = ?`,
 			p.Status, NullArg(d, p.SentAt), NullArg(d, p.OpenedAt), NullArg(d, p.CompletedAt), NullArg(d, p.DeclinedAt), p.DeclineReason,
-			p.SignedName, p.SignerAddr, p.SignerAgent, before[i].ID, id); err != nil {
+			p.SignedName, p.SignerAddr, p.SignerAgent, p.Reminders, NullArg(d, p.RemindedAt), before[i].ID, id); err != nil {
 			return cur, err
 		}
 	}
@@ -199,6 +200,7 @@ func cloneSubmitters(ps []ports.SigningSubmitterRecord) []ports.SigningSubmitter
 		out[i] = p
 		out[i].SentAt, out[i].OpenedAt = cloneTime(p.SentAt), cloneTime(p.OpenedAt)
 		out[i].CompletedAt, out[i].DeclinedAt = cloneTime(p.CompletedAt), cloneTime(p.DeclinedAt)
+		out[i].RemindedAt = cloneTime(p.RemindedAt)
 	}
 	return out
 }
@@ -217,7 +219,7 @@ func submitterEqual(a, b ports.SigningSubmitterRecord) bool {
 	return a.Status == b.Status && timeEqual(a.SentAt, b.SentAt) && timeEqual(a.OpenedAt, b.OpenedAt) &&
 		timeEqual(a.CompletedAt, b.CompletedAt) && timeEqual(a.DeclinedAt, b.DeclinedAt) &&
 		a.DeclineReason == b.DeclineReason && a.SignedName == b.SignedName && a.SignerAddr == b.SignerAddr &&
-		a.SignerAgent == b.SignerAgent
+		a.SignerAgent == b.SignerAgent && a.Reminders == b.Reminders && timeEqual(a.RemindedAt, b.RemindedAt)
 }
 
 func timeEqual(a, b *time.Time) bool {
@@ -225,4 +227,15 @@ func timeEqual(a, b *time.Time) bool {
 		return a == b
 	}
 	return a.UnixMilli() == b.UnixMilli()
+}
+
+// RemindableSubmissions reads the ids of ports.SigningStore's
+// RemindableSubmissions, through the partial index
+// signing_submitters_remind.
+func RemindableSubmissions(ctx context.Context, x Querier, tc Times, before time.Time, max int, afterID int64, limit int) ([]int64, error) {
+	return QueryAll(ctx, x, ID, `SELECT s.id FROM signing_submissions s WHERE s.status = 'pending' AND s.id > ? AND EXISTS (
+		SELECT 1 FROM signing_submitters p WHERE p.submission_id = s.id AND p.status IN ('sent', 'opened')
+		AND p.sent_at IS NOT NULL AND p.reminders < ?
+		AND CASE WHEN p.reminded_at IS NOT NULL AND p.reminded_at > p.sent_at THEN p.reminded_at ELSE p.sent_at END <= ?)
+		ORDER BY s.id LIMIT ?`, afterID, max, tc.Arg(before), limit)
 }

@@ -213,7 +213,15 @@ func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec por
 	// The PDFs, their rows and the entry in one transaction; of two runs
 	// racing for one submission, the first's are kept and the second
 	// writes nothing.
-	stored, applied, err := ed.Store.AddEvidence(ctx, submissionID, docs, []contract.AuditEntry{entry})
+	// The completion emails are queued with the evidence, or not at all.
+	ctx, fx := ports.WithEffects(ctx)
+	copies, err := s.completionMails(ctx, c, rec, combined.Bytes(), audit.Bytes(), docs)
+	if err != nil {
+		return false, err
+	}
+	stored, applied, err := ed.Store.AddEvidence(ctx, submissionID, docs, []contract.AuditEntry{entry}, func(stored []contract.Document) {
+		fx.Add(copies(stored)...)
+	})
 	if err != nil {
 		return false, fmt.Errorf("store evidence of submission %s: %w", submissionID, err)
 	}

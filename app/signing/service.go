@@ -70,6 +70,12 @@ type Deps struct {
 	// Evidence makes the signed evidence of completed submissions; its
 	// zero value makes none.
 	Evidence EvidenceDeps
+	// Reminders sends reminders by hand (RemindSigners); nil with a
+	// provider that mails its own signers (DocuSeal).
+	Reminders ports.SigningReminders
+	// AttachLimit is the most bytes of evidence a completion email
+	// attaches; 0: DefaultAttachLimit.
+	AttachLimit int64
 	// Links, when set, seals each submitter's signing link as a
 	// submission is created, for a provider that returns the links only
 	// then (DocuSeal); they are shown again, opened, to ContractEdit

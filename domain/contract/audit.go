@@ -18,12 +18,16 @@ const (
 	// ActionSigningCompleted records the signed evidence of a completed
 	// signing (docs/decisions.md §13), with the combined PDF's SHA-256.
 	ActionSigningCompleted Action = "signingCompleted"
+	// ActionSigningReminderSent records a reminder emailed to a signer of
+	// the embedded signer (docs/decisions.md §16); the details name the
+	// signer.
+	ActionSigningReminderSent Action = "signingReminderSent"
 )
 
 // AllActions lists every audit action, for the API reference.
 func AllActions() []Action {
 	return []Action{ActionCreated, ActionUpdated, ActionStatusChanged, ActionDocumentAdded, ActionDocumentRemoved,
-		ActionSubmittedForSigning, ActionSigningEvent, ActionDeleted, ActionSigningCompleted}
+		ActionSubmittedForSigning, ActionSigningEvent, ActionDeleted, ActionSigningCompleted, ActionSigningReminderSent}
 }
 
 // AuditEntry is one line of a contract's history. Entries outlive the

@@ -161,11 +161,11 @@ func DocumentBytesSuite(t *testing.T, s Stores) {
 	entry := []contract.AuditEntry{{Action: contract.ActionSigningCompleted, Actor: contract.ActorSigningProvider, At: T0}}
 	bad := evidence("audit")
 	bad[1].SHA256 = strings.Repeat("0", 64)
-	_, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", bad, entry)
+	_, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", bad, entry, nil)
 	is.True(err != nil)
 	is.True(!applied)
 	is.Equal(stored(), counts{docs: 1, blobs: 1, chunks: 3, history: 2}) // the signed PDF's bytes went too
-	ev, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", evidence("audit"), entry)
+	ev, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", evidence("audit"), entry, nil)
 	is.NoErr(err)
 	is.True(applied)
 	is.Equal(stored(), counts{docs: 3, blobs: 3, chunks: 3 + 3 + 1, history: 3})
@@ -177,7 +177,7 @@ func DocumentBytesSuite(t *testing.T, s Stores) {
 		f.Close()
 		is.Equal(int64(len(b)), e.Size)
 	}
-	again, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", evidence("another audit"), entry)
+	again, applied, err := s.Contracts.AddEvidence(ctx, "sub-bytes", evidence("another audit"), entry, nil)
 	is.NoErr(err)
 	is.True(!applied)
 	is.Equal(len(again), 2)
