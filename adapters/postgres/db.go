@@ -533,3 +533,5 @@ func (dialect) FormatError(err error) error { return formatError(err) }
 func (dialect) LockedUntil(t time.Time) any { return nullTime(&t) }
 
 func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }
+
+func (dialect) IsTrue(col string) string { return col }

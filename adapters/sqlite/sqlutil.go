@@ -154,3 +154,5 @@ func (dialect) LockedUntil(t time.Time) any {
 }
 
 func (dialect) Fold(col string) string { return col + " COLLATE NOCASE" }
+
+func (dialect) IsTrue(col string) string { return col + " = 1" }

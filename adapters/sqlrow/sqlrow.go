@@ -157,6 +157,9 @@ type Dialect interface {
 	// Fold returns col as the engine sorts text ASCII case folded (the
 	// expression its indexes are built on).
 	Fold(col string) string
+	// IsTrue returns the condition that the boolean col holds, written as
+	// the engine's partial indexes on it are (col = 1 on SQLite).
+	IsTrue(col string) string
 	// LockedUntil encodes the end of a sign-in lock, the zero time as the
 	// schema stores "not locked" (0 on SQLite, NULL on PostgreSQL).
 	LockedUntil(t time.Time) any
