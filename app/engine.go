@@ -75,6 +75,8 @@ type Stores struct {
 	Calendars ports.CalendarStore
 	// Outbox is the mail outbox.
 	Outbox ports.OutboxStore
+	// Webhooks keeps the webhook subscriptions and their deliveries.
+	Webhooks ports.WebhookStore
 	// OnEffects hears of the effects each write transaction committed.
 	OnEffects func(func([]ports.Effect))
 	// Audit keeps the security and administration events.
@@ -132,7 +134,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
-			Outbox: postgres.NewOutboxStore(db), OnEffects: db.OnEffects,
+			Outbox: postgres.NewOutboxStore(db), Webhooks: postgres.NewWebhookStore(db), OnEffects: db.OnEffects,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -148,7 +150,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
-		Outbox: sqlite.NewOutboxStore(db), OnEffects: db.OnEffects,
+		Outbox: sqlite.NewOutboxStore(db), Webhooks: sqlite.NewWebhookStore(db), OnEffects: db.OnEffects,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

@@ -302,7 +302,12 @@ func (db *DB) tx(ctx context.Context, fn func(q) error) error {
 				return err
 			}
 			if queuesMail(written) { // other instances' outbox workers start at once
-				return notify(ctx, q{c: tx}, changedMail)
+				if err := notify(ctx, q{c: tx}, changedMail); err != nil {
+					return err
+				}
+			}
+			if queuesWebhooks(written) { // and their webhook workers
+				return notify(ctx, q{c: tx}, changedWebhooks)
 			}
 			return nil
 		})
