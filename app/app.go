@@ -80,6 +80,8 @@ type App struct {
 	mailer *smtp.Mailer
 	// Outbox sends queued mail (app/outbox); tests drive it (RunOnce).
 	Outbox *outbox.Worker
+	// Webhooks delivers the webhook outbox (app/outbox).
+	Webhooks *outbox.WebhookWorker
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -161,11 +163,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	// queued mail wakes it (wireMail starts it).
 	a.mailer = newMailer(cfg)
 	a.Outbox = outbox.NewWorker(outbox.Worker{Store: db.Outbox, Sender: a.mailSender(), Clock: cfg.Clock, Log: a.log})
+	a.Webhooks = outbox.NewWebhookWorker(outbox.WebhookWorker{Store: db.Webhooks, Clock: cfg.Clock, Log: a.log, Scale: cfg.WebhookRetryScale})
 	db.OnEffects(func(fx []ports.Effect) {
 		for _, e := range fx {
-			if _, ok := e.(ports.Mail); ok {
+			switch e.(type) {
+			case ports.Mail:
 				a.Outbox.Wake()
-				return
+			case ports.WebhookEvent:
+				a.Webhooks.Wake()
 			}
 		}
 	})
@@ -276,12 +281,17 @@ func (a *App) wire(ctx context.Context) error {
 	roles := accounts.NewRoles(roleStore, a.Accounts)
 	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Access: a.Accounts, Sessions: a.Accounts,
+		Render: httpadapter.WebhookData})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
 	}
 	if err := a.wireSigning(ctx, store, a.db.Users); err != nil {
+		return err
+	}
+	webhookSvc, err := a.wireWebhooks(ctx)
+	if err != nil {
 		return err
 	}
 	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
@@ -319,6 +329,7 @@ func (a *App) wire(ctx context.Context) error {
 		SigningPages:  a.signingPages,
 		Backups:       backupSvc,
 		Mail:          outbox.Service{Store: a.db.Outbox},
+		Webhooks:      webhookSvc,
 		Calendar: calendar.New(calendar.Deps{Store: a.db.Calendars, Contracts: a.contractStore, Access: store,
 			Clock: cfg.Clock, Rand: cfg.Rand, PublicURL: a.issuer()}),
 		Ready: a.db.Ping,
@@ -411,6 +422,7 @@ func (a *App) wireContracts() error {
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
+		Render: httpadapter.WebhookData,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	return nil

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"counsel/domain/contract"
+	"counsel/domain/webhook"
 )
 
 // WebhookEvent is an event for the webhook subscribers of its type
@@ -200,4 +203,19 @@ type WebhookSender interface {
 	SendWebhook(ctx context.Context, r WebhookRequest) WebhookResult
 	// CheckURL refuses a subscription's URL (EINVALID on url).
 	CheckURL(ctx context.Context, raw string) error
+}
+
+// ContractEvents are the webhook events of a change of contract id that
+// writes entries (webhook.ContractChanges), to add to its Effects.
+func ContractEvents(id int64, entries []contract.AuditEntry) []Effect {
+	var out []Effect
+	for _, c := range webhook.ContractChanges(entries) {
+		out = append(out, WebhookEvent{Type: c.Type, Resource: WebhookContract, ResourceID: id, FromStatus: c.From, ToStatus: c.To})
+	}
+	return out
+}
+
+// UserEvent is webhook event typ about user id.
+func UserEvent(typ string, id int64) Effect {
+	return WebhookEvent{Type: typ, Resource: WebhookUser, ResourceID: id}
 }

@@ -13,6 +13,7 @@ package contracts
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/user"
+	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -36,6 +38,31 @@ type Deps struct {
 	// Users finds a contract's new owner (ENOTFOUND for an unknown or
 	// deleted user).
 	Users Users
+	// Render renders a contract as the API returns it, for the webhook
+	// event of its deletion (it cannot be read after); nil: the event's
+	// data is the contract's id alone.
+	Render func(ctx context.Context, v any) (json.RawMessage, error)
+}
+
+// deletedEvents are the webhook events of deleting c, the contract as it
+// was rendered into the deletion's event.
+func (s *Service) deletedEvents(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
+	fx := ports.ContractEvents(c.ID, entries)
+	if s.d.Render == nil {
+		return fx
+	}
+	data, err := s.d.Render(ctx, c)
+	if err != nil {
+		s.d.Logger.ErrorContext(ctx, "render a deleted contract for its webhook event", "contract", c.ID, "err", err)
+		return fx
+	}
+	for i, e := range fx {
+		if ev, ok := e.(ports.WebhookEvent); ok && ev.Type == webhook.ContractDeleted {
+			ev.Data = data
+			fx[i] = ev
+		}
+	}
+	return fx
 }
 
 // Users is what the service reads of users.
@@ -106,6 +133,8 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 		return contract.Contract{}, fmt.Errorf("contract uuid: %w", err)
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionCreated, To: contract.Draft, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now}}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.ContractEvents(id, audit)[0], nil }))
 	return s.d.Store.CreateContract(ctx, c, audit)
 }
 
@@ -115,6 +144,7 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 // whoever makes it, goes through here.
 func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Contract, now time.Time) ([]contract.AuditEntry, error)) (contract.Contract, error) {
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
 	return s.d.Store.UpdateContract(ctx, id, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		entries, err := fn(c, now)
 		if err != nil {
@@ -123,6 +153,7 @@ func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Cont
 		if len(entries) > 0 {
 			c.UpdatedAt = now
 		}
+		fx.Add(ports.ContractEvents(c.ID, entries)...)
 		return entries, nil
 	})
 }
@@ -240,12 +271,15 @@ func (s *Service) DeleteContract(ctx context.Context, id int64) error {
 		return err
 	}
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
 	_, err = s.d.Store.DeleteContract(ctx, id, func(c contract.Contract) ([]contract.AuditEntry, error) {
 		if err := contract.CheckDelete(c.Status); err != nil {
 			return nil, err
 		}
-		return []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
-			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}, nil
+		entries := []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}
+		fx.Add(s.deletedEvents(ctx, c, entries)...)
+		return entries, nil
 	})
 	return err
 }

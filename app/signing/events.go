@@ -93,6 +93,7 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 		if len(entries) > 0 {
 			c.UpdatedAt = now
 		}
+		fx.Add(ports.ContractEvents(c.ID, entries)...)
 		if c.Status != from {
 			// The owner's notice is written with the change, or not at all.
 			if m, ok := s.ownerNotice(ctx, *c, e); ok {
@@ -176,4 +177,16 @@ func decide(c *contract.Contract, r report, now time.Time) ([]contract.AuditEntr
 		return progress(fmt.Sprintf("%s; the contract stays %s", r.details, c.Status)), err
 	}
 	return ch.Audit(contract.ActionSigningEvent, 0, now, r.details), nil
+}
+
+// withEvents wraps a contract change so that the entries it writes add
+// their webhook events (ports.ContractEvents) to fx, in its transaction.
+func withEvents(fx *ports.Effects, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	return func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		entries, err := fn(c)
+		if err == nil {
+			fx.Add(ports.ContractEvents(c.ID, entries)...)
+		}
+		return entries, err
+	}
 }

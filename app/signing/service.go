@@ -168,7 +168,8 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 	sub := created[0]
 
 	details := fmt.Sprintf("submission %s (template %s) to %s; documents: %s", sub.ID, tpl.ID, submitterList(subs), documentList(docs))
-	_, err = s.d.Contracts.UpdateContract(ctx, contractID, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	ctx, fx := ports.WithEffects(ctx)
+	_, err = s.d.Contracts.UpdateContract(ctx, contractID, withEvents(fx, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		// The provider was called outside this transaction: the state
 		// is decided again on the contract as it is now.
 		ch, err := c.SubmitForSigning(tpl.ID, sub.ID)
@@ -177,7 +178,7 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 		}
 		c.UpdatedAt = now
 		return ch.Audit(contract.ActionSubmittedForSigning, p.UserID, now, details), nil
-	})
+	}))
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "signing submission created at the provider but not linked to its contract",
 			"contract", contractID, "template", tpl.ID, "submission", sub.ID, "err", err)
