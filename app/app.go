@@ -44,6 +44,7 @@ import (
 	signingapp "counsel/app/signing"
 	"counsel/app/users"
 	"counsel/domain/account"
+	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -531,6 +532,8 @@ func (a *App) CreateUser(ctx context.Context, u account.NewUser, password string
 		return 0, err
 	}
 	u.PasswordHash = hash
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
 	return a.store.CreateUser(ctx, u)
 }
 

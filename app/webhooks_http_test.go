@@ -1,0 +1,384 @@
+package app_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"counsel/app"
+	"counsel/app/apptest"
+	"counsel/domain/account"
+	"counsel/domain/webhook"
+	"counsel/ports/porttest"
+)
+
+// hookReceiver is a webhook receiver: it records every request and
+// answers failFirst(id) 500s to an event's first attempts, then 204.
+type hookReceiver struct {
+	srv       *httptest.Server
+	mu        sync.Mutex
+	all       []hookRequest
+	tries     map[string]int
+	failFirst func(id string) int
+}
+
+type hookRequest struct {
+	ID, Type string
+	Header   http.Header
+	Body     []byte
+	Accepted bool
+	Event    struct {
+		Type      string
+		Timestamp string
+		Data      map[string]any
+	}
+}
+
+func newHookReceiver(t *testing.T, failFirst func(id string) int) *hookReceiver {
+	rc := &hookReceiver{tries: map[string]int{}, failFirst: failFirst}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := hookRequest{ID: r.Header.Get("webhook-id"), Header: r.Header.Clone(), Body: body}
+		_ = json.Unmarshal(body, &req.Event)
+		req.Type = req.Event.Type
+		rc.mu.Lock()
+		rc.tries[req.ID]++
+		req.Accepted = rc.failFirst == nil || rc.tries[req.ID] > rc.failFirst(req.ID)
+		rc.all = append(rc.all, req)
+		rc.mu.Unlock()
+		if !req.Accepted {
+			w.WriteHeader(500)
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// accepted returns the requests answered 2xx, in order.
+func (rc *hookReceiver) accepted() []hookRequest {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []hookRequest
+	for _, r := range rc.all {
+		if r.Accepted {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitTypes waits until the receiver accepted events of the types given
+// (in any order, each as often as named), beyond what it had before skip.
+func (rc *hookReceiver) waitFor(t *testing.T, n int, what string) []hookRequest {
+	t.Helper()
+	var got []hookRequest
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got = rc.accepted()
+		if len(got) >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, r := range got {
+				t.Logf("received %s %s", r.ID, r.Type)
+			}
+			t.Fatalf("%s: %d of %d events within 20 s", what, len(got), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return got
+}
+
+// webhookServer is a service whose webhooks may reach this machine,
+// with a real clock and the retry schedule shrunk a thousand times
+// (first retry after 5 ms, the second after 300 ms).
+func webhookServer(t *testing.T, change ...func(*app.Config)) *apptest.Server {
+	return apptest.New(t, append([]func(*app.Config){func(c *app.Config) {
+		c.WebhookAllowPrivate, c.WebhookRetryScale, c.Clock = true, 0.001, nil
+	}}, change...)...)
+}
+
+type webhookCreated struct {
+	ID     int64
+	URL    string
+	Events []string
+	Active bool
+	Secret string
+}
+
+func subscribe(t *testing.T, s *apptest.Server, tok, url string, events ...string) webhookCreated {
+	t.Helper()
+	if len(events) == 0 {
+		events = webhook.EventTypes
+	}
+	var w webhookCreated
+	s.Do(t, "POST", "/api/webhooks", tok, map[string]any{"url": url, "events": events, "description": "test"}).Expect(t, 201, "subscribe").JSON(t, &w)
+	return w
+}
+
+// verify checks a request's signature with the reference implementation
+// of Standard Webhooks.
+func verify(t *testing.T, r hookRequest, secret string) error {
+	t.Helper()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wh.Verify(r.Body, r.Header)
+}
+
+// TestWebhookSubscriptions: the routes of section 17 for subscriptions,
+// their validation and permission.
+func TestWebhookSubscriptions(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := apptest.New(t) // private addresses refused, as in production
+	admin := s.Admin(t)
+	_, viewer := s.User(t, account.ContractView)
+	_, manager := s.User(t, account.WebhooksManage)
+
+	is.Equal(s.Do(t, "GET", "/api/webhooks", viewer, nil).Status, 403)
+	body := map[string]any{"url": "https://hooks.example.com/counsel", "events": []string{"contract.created"}}
+	is.Equal(s.Do(t, "POST", "/api/webhooks", viewer, body).Status, 403)
+
+	for _, tt := range []struct {
+		name  string
+		body  map[string]any
+		field string
+	}{
+		{"unknown event", map[string]any{"url": "https://hooks.example.com/x", "events": []string{"contract.eaten"}}, "events"},
+		{"no event", map[string]any{"url": "https://hooks.example.com/x", "events": []string{}}, "events"},
+		{"not http", map[string]any{"url": "ftp://hooks.example.com/x", "events": []string{"user.created"}}, "url"},
+		{"no url", map[string]any{"events": []string{"user.created"}}, "url"},
+		{"loopback", map[string]any{"url": "http://127.0.0.1:8080/x", "events": []string{"user.created"}}, "url"},
+		{"private", map[string]any{"url": "http://10.1.2.3/x", "events": []string{"user.created"}}, "url"},
+		{"link-local", map[string]any{"url": "http://169.254.169.254/latest", "events": []string{"user.created"}}, "url"},
+		{"unique-local", map[string]any{"url": "http://[fd00::1]/x", "events": []string{"user.created"}}, "url"},
+		{"a name of a loopback address", map[string]any{"url": "http://localhost:8080/x", "events": []string{"user.created"}}, "url"},
+		{"credentials", map[string]any{"url": "https://u:p@hooks.example.com/x", "events": []string{"user.created"}}, "url"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			r := s.Do(t, "POST", "/api/webhooks", manager, tt.body)
+			is.Equal(r.Status, 400)
+			is.True(strings.Contains(string(r.Body), `"`+tt.field+`"`)) // names the field
+		})
+	}
+
+	// A literal public address needs no resolution.
+	var w webhookCreated
+	r := s.Do(t, "POST", "/api/webhooks", manager, map[string]any{"url": "https://93.184.215.14/hook", "events": []string{"contract.created", "user.deleted"}, "description": "ERP"})
+	r.Expect(t, 201, "subscribe").JSON(t, &w)
+	is.True(strings.HasPrefix(w.Secret, "whsec_"))
+	is.Equal(r.Header.Get("Cache-Control"), "no-store")
+	is.True(w.Active)
+
+	var list struct{ Items []map[string]any }
+	s.Do(t, "GET", "/api/webhooks", admin, nil).Expect(t, 200, "list").JSON(t, &list)
+	is.Equal(len(list.Items), 1)
+	_, has := list.Items[0]["secret"]
+	is.True(!has) // never shown again
+	is.Equal(list.Items[0]["description"], "ERP")
+
+	var got map[string]any
+	s.Do(t, "PUT", fmt.Sprintf("/api/webhooks/%d", w.ID), manager, map[string]any{"events": []string{"user.created"}, "active": false}).Expect(t, 200, "update").JSON(t, &got)
+	is.Equal(got["events"], []any{"user.created"})
+	is.Equal(got["active"], false)
+	is.Equal(got["url"], "https://93.184.215.14/hook") // kept
+	is.Equal(s.Do(t, "PUT", fmt.Sprintf("/api/webhooks/%d", w.ID), manager, map[string]any{"events": []string{"nope"}}).Status, 400)
+
+	var rotated webhookCreated
+	s.Do(t, "POST", fmt.Sprintf("/api/webhooks/%d/rotate-secret", w.ID), manager, nil).Expect(t, 200, "rotate").JSON(t, &rotated)
+	is.True(strings.HasPrefix(rotated.Secret, "whsec_") && rotated.Secret != w.Secret)
+
+	var events struct {
+		Items []struct{ Action, TargetID string }
+	}
+	s.Do(t, "GET", "/api/audit/events?Action=webhook.created,webhook.updated,webhook.secret_rotated,webhook.deleted", admin, nil).Expect(t, 200, "audit").JSON(t, &events)
+	is.Equal(len(events.Items), 3)
+
+	is.Equal(s.Do(t, "DELETE", fmt.Sprintf("/api/webhooks/%d", w.ID), manager, nil).Status, 204)
+	is.Equal(s.Do(t, "GET", fmt.Sprintf("/api/webhooks/%d", w.ID), manager, nil).Status, 404)
+	is.Equal(s.Do(t, "DELETE", fmt.Sprintf("/api/webhooks/%d", w.ID), manager, nil).Status, 404)
+
+	var perms []string
+	s.Do(t, "GET", "/api/permissions", admin, nil).Expect(t, 200, "permissions").JSON(t, &perms)
+	is.True(strings.Contains(strings.Join(perms, ","), "WebhooksManage"))
+}
+
+// TestWebhookEvents: every change of contracts and users reaches a
+// subscriber once, signed so that the reference implementation verifies
+// it, with the resource as the API returns it.
+func TestWebhookEvents(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := webhookServer(t)
+	admin := s.Admin(t)
+	rc := newHookReceiver(t, nil)
+	all := subscribe(t, s, admin, rc.srv.URL+"/all?token=x")
+	other := newHookReceiver(t, nil)
+	subscribe(t, s, admin, other.srv.URL, webhook.UserCreated)
+
+	id := contractID(contractCreate(t, s, admin, map[string]any{"contractName": "Hooked"}))
+	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", id), admin, map[string]any{"contractDescription": "changed"}).Expect(t, 200, "update")
+	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", id), admin, map[string]any{"status": "ContractDesign"}).Expect(t, 200, "design")
+	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", id), admin, map[string]any{"status": "Draft"}).Expect(t, 200, "reopen")
+	doc := contractID(contractUpload(t, s, admin, id, "a.pdf", porttest.MinimalPDF(1)).Expect(t, 201, "upload").Map(t))
+	s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d/documents/%d", id, doc), admin, nil).Expect(t, 204, "remove document")
+	s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d", id), admin, nil).Expect(t, 204, "delete")
+	uid, _ := s.User(t, account.ContractView)
+	s.Do(t, "PUT", fmt.Sprintf("/api/users/%d", uid), admin, map[string]any{"firstName": "Hooked"}).Expect(t, 200, "rename")
+	s.Do(t, "PUT", fmt.Sprintf("/api/users/%d", uid), admin, map[string]any{"active": false}).Expect(t, 200, "deactivate")
+	s.Do(t, "DELETE", fmt.Sprintf("/api/users/%d", uid), admin, nil).Expect(t, 204, "delete user")
+
+	want := []string{"contract.created", "contract.updated", "contract.status_changed", "contract.status_changed",
+		"contract.document_added", "contract.document_removed", "contract.deleted",
+		"user.created", "user.updated", "user.updated", "user.deactivated", "user.deleted"}
+	got := rc.waitFor(t, len(want), "every event")
+	time.Sleep(200 * time.Millisecond) // room for a duplicate
+	got = rc.accepted()
+	types := map[string]int{}
+	ids := map[string]bool{}
+	for _, r := range got {
+		types[r.Type]++
+		is.True(!ids[r.ID]) // each event once
+		ids[r.ID] = true
+		is.NoErr(verify(t, r, all.Secret)) // the reference implementation verifies it
+		is.True(r.Event.Timestamp != "")
+	}
+	wantTypes := map[string]int{}
+	for _, w := range want {
+		wantTypes[w]++
+	}
+	is.Equal(types, wantTypes)
+	for _, r := range got {
+		switch r.Type {
+		case "contract.created":
+			is.Equal(r.Event.Data["contractName"], "Hooked") // ContractDto
+			is.Equal(r.Event.Data["status"], "Draft")
+		case "contract.deleted":
+			is.Equal(r.Event.Data["contractName"], "Hooked") // as it was
+		case "contract.status_changed":
+			is.True(r.Event.Data["fromStatus"] != nil && r.Event.Data["toStatus"] != nil)
+			is.Equal(r.Event.Data["id"], float64(id))
+		case "user.created", "user.deleted":
+			is.Equal(r.Event.Data["id"], float64(uid))
+			is.True(r.Event.Data["email"] != nil) // UserDto
+		}
+	}
+	is.Equal(len(other.waitFor(t, 1, "the other subscriber")), 1)
+	time.Sleep(100 * time.Millisecond)
+	is.Equal(len(other.accepted()), 1) // only its type
+	is.Equal(other.accepted()[0].Type, "user.created")
+}
+
+// TestWebhookRetries: a 500 is retried on the (shrunk) schedule with the
+// same webhook-id; every attempt is listed; a delivery can be retried by
+// hand; a rotation signs with both secrets; the test event arrives.
+func TestWebhookRetries(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := webhookServer(t)
+	admin := s.Admin(t)
+	rc := newHookReceiver(t, func(string) int { return 2 })
+	w := subscribe(t, s, admin, rc.srv.URL, webhook.ContractCreated)
+
+	contractCreate(t, s, admin, map[string]any{"contractName": "Retried"})
+	got := rc.waitFor(t, 1, "the third attempt")
+	is.Equal(len(rc.all), 3)
+	is.Equal(rc.all[0].ID, rc.all[2].ID) // the same webhook-id on every attempt
+	is.NoErr(verify(t, got[0], w.Secret))
+
+	type delivery struct {
+		ID             int64
+		EventID        string
+		EventType      string
+		Attempt        int
+		Status         string
+		ResponseStatus *int
+		Error          string
+		NextAttemptAt  *string
+	}
+	var page struct {
+		Items []delivery
+		Count int
+	}
+	eventually(t, 5*time.Second, "three attempts listed", func() bool {
+		s.Do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", w.ID), admin, nil).Expect(t, 200, "deliveries").JSON(t, &page)
+		return page.Count == 3
+	})
+	is.Equal(page.Items[0].Attempt, 3) // newest first
+	is.Equal(page.Items[0].Status, "succeeded")
+	is.Equal(*page.Items[0].ResponseStatus, 204)
+	is.Equal(page.Items[2].Attempt, 1)
+	is.Equal(page.Items[2].Status, "pending") // failed, retried
+	is.Equal(*page.Items[2].ResponseStatus, 500)
+	is.True(page.Items[2].NextAttemptAt != nil)
+	is.True(strings.Contains(page.Items[2].Error, "500"))
+	is.Equal(page.Items[0].EventID, got[0].ID)
+	is.Equal(page.Items[0].EventType, "contract.created")
+
+	is.Equal(s.Do(t, "POST", fmt.Sprintf("/api/webhooks/%d/deliveries/%d/retry", w.ID, page.Items[0].ID), admin, nil).Status, 202)
+	is.Equal(len(rc.waitFor(t, 2, "the manual retry")), 2)
+	is.Equal(rc.accepted()[1].ID, got[0].ID)
+	is.Equal(s.Do(t, "POST", fmt.Sprintf("/api/webhooks/%d/deliveries/%d/retry", w.ID, 999999), admin, nil).Status, 404)
+
+	var rotated webhookCreated
+	s.Do(t, "POST", fmt.Sprintf("/api/webhooks/%d/rotate-secret", w.ID), admin, nil).Expect(t, 200, "rotate").JSON(t, &rotated)
+	is.Equal(s.Do(t, "POST", fmt.Sprintf("/api/webhooks/%d/test", w.ID), admin, nil).Status, 202)
+	test := rc.waitFor(t, 3, "the test event")[2]
+	is.Equal(test.Type, "webhook.test")
+	is.Equal(len(strings.Split(test.Header.Get("webhook-signature"), " ")), 2) // both secrets sign
+	is.NoErr(verify(t, test, rotated.Secret))
+	is.NoErr(verify(t, test, w.Secret))
+}
+
+// TestWebhookDisabled: a subscription whose deliveries have all failed
+// for five days (shrunk) is disabled and its creator emailed; turning it
+// on again delivers what waited.
+func TestWebhookDisabled(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	// Scaled by 0.001, five days are 7.2 minutes: the failures' start is
+	// moved back in the database instead of waited for.
+	s := webhookServer(t)
+	admin := s.Admin(t)
+	rc := newHookReceiver(t, func(string) int { return 1 << 30 })
+	w := subscribe(t, s, admin, rc.srv.URL, webhook.ContractCreated)
+	contractCreate(t, s, admin, map[string]any{"contractName": "Failing"})
+	eventually(t, 10*time.Second, "two failed attempts", func() bool { rc.mu.Lock(); defer rc.mu.Unlock(); return len(rc.all) >= 2 })
+	// Five days (times the scale: 7.2 minutes) of failures, as if.
+	s.Exec(t, fmt.Sprintf(`UPDATE webhook_subscriptions SET failing_since = %s WHERE id = %d`, pastTime(s, 10*time.Minute), w.ID))
+	eventually(t, 20*time.Second, "disabled", func() bool {
+		var got map[string]any
+		s.Do(t, "GET", fmt.Sprintf("/api/webhooks/%d", w.ID), admin, nil).Expect(t, 200, "get").JSON(t, &got)
+		return got["active"] == false && got["disabledAt"] != nil
+	})
+	var mails mailPage
+	s.Do(t, "GET", "/api/system/mail?Limit=100", admin, nil).Expect(t, 200, "outbox").JSON(t, &mails)
+	found := false
+	for _, m := range mails.Items {
+		found = found || m["kind"] == "webhookDisabled"
+	}
+	is.True(found) // the creator is emailed
+}
+
+// pastTime is the SQL of a time d before now on the test's engine.
+func pastTime(s *apptest.Server, d time.Duration) string {
+	at := time.Now().Add(-d)
+	if apptest.Engine() == "postgres" {
+		return "'" + at.UTC().Format(time.RFC3339Nano) + "'"
+	}
+	return fmt.Sprint(at.UnixMilli())
+}
