@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/matryer/is"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/app/apptest"
 	"counsel/domain/account"
@@ -33,6 +36,7 @@ type hookReceiver struct {
 
 type hookRequest struct {
 	ID, Type string
+	at       time.Time
 	Header   http.Header
 	Body     []byte
 	Accepted bool
@@ -47,7 +51,7 @@ func newHookReceiver(t *testing.T, failFirst func(id string) int) *hookReceiver 
 	rc := &hookReceiver{tries: map[string]int{}, failFirst: failFirst}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		req := hookRequest{ID: r.Header.Get("webhook-id"), Header: r.Header.Clone(), Body: body}
+		req := hookRequest{ID: r.Header.Get("webhook-id"), at: time.Now(), Header: r.Header.Clone(), Body: body}
 		_ = json.Unmarshal(body, &req.Event)
 		req.Type = req.Event.Type
 		rc.mu.Lock()
@@ -381,4 +385,100 @@ func pastTime(s *apptest.Server, d time.Duration) string {
 		return "'" + at.UTC().Format(time.RFC3339Nano) + "'"
 	}
 	return fmt.Sprint(at.UnixMilli())
+}
+
+// TestWebhookInstances: three instances on one PostgreSQL database
+// deliver 100 changes to each of two subscriptions exactly once each (no
+// webhook-id accepted twice, none missing), while one receiver answers
+// 500 to the first attempts of every third event and one instance is
+// stopped half-way. Waits are generous: the test asserts outcomes, not
+// timings (it logs the latency from change to receipt).
+func TestWebhookInstances(t *testing.T) {
+	pgtest.Skip(t)
+	is := is.New(t)
+	s := instances(t, 3, func(c *app.Config) { c.WebhookAllowPrivate, c.WebhookRetryScale, c.Clock = true, 0.001, nil })
+	a, b, c := s[0], s[1], s[2]
+	admin := a.Admin(t)
+	const n = 100
+
+	var mu sync.Mutex
+	changed := map[string]time.Time{} // contract name -> when its change was asked for
+	latency := []time.Duration{}
+	plain := newHookReceiver(t, nil)
+	flaky := newHookReceiver(t, func(id string) int {
+		var k int
+		fmt.Sscanf(id, "evt_%d", &k)
+		if k%3 == 0 {
+			return 2
+		}
+		return 0
+	})
+	subPlain := subscribe(t, a, admin, plain.srv.URL, webhook.ContractCreated)
+	subscribe(t, b, admin, flaky.srv.URL, webhook.ContractCreated)
+
+	create := func(srv *apptest.Server, i int) {
+		name := fmt.Sprintf("multi-%03d", i)
+		mu.Lock()
+		changed[name] = time.Now()
+		mu.Unlock()
+		r := srv.Do(t, "POST", "/api/contracts", admin, map[string]any{"contractName": name})
+		if r.Status != 201 {
+			t.Errorf("create %s: %d %s", name, r.Status, r.Body)
+		}
+	}
+	run := func(from, to int, servers ...*apptest.Server) {
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := from + w; i < to; i += 4 {
+					create(servers[i%len(servers)], i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	run(0, n/2, a, b, c)
+	is.NoErr(c.App.Close()) // one instance stops half-way, its attempts under way finished and recorded
+	c.Server.Close()
+	run(n/2, n, a, b)
+
+	for _, rc := range []*hookReceiver{plain, flaky} {
+		got := rc.waitFor(t, n, "every change delivered")
+		_ = got
+	}
+	time.Sleep(3 * time.Second) // room for a duplicate or a stray retry
+	for name, rc := range map[string]*hookReceiver{"plain": plain, "flaky": flaky} {
+		seen := map[string]int{}
+		for _, r := range rc.accepted() {
+			seen[r.ID]++
+			if name == "plain" {
+				mu.Lock()
+				if at, ok := changed[fmt.Sprint(r.Event.Data["contractName"])]; ok {
+					latency = append(latency, r.at.Sub(at))
+				}
+				mu.Unlock()
+			}
+		}
+		for id, k := range seen {
+			if k != 1 {
+				t.Errorf("%s: %s accepted %d times", name, id, k)
+			}
+		}
+		is.Equal(len(seen), n) // none missing
+	}
+	var pending, succeeded int
+	row := a.App.Stores().QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'succeeded') FROM webhook_deliveries`)
+	is.NoErr(row.Scan(&pending, &succeeded))
+	is.Equal(pending, 0)
+	is.Equal(succeeded, 2*n) // one delivery per change and subscription
+	var deliveries struct{ Count int }
+	a.Do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries?Limit=1", subPlain.ID), admin, nil).Expect(t, 200, "deliveries").JSON(t, &deliveries)
+	is.Equal(deliveries.Count, n) // one attempt each
+	sort.Slice(latency, func(i, j int) bool { return latency[i] < latency[j] })
+	if len(latency) > 0 {
+		t.Logf("change to receipt over %d deliveries (3 then 2 instances, 4 concurrent clients): p50 %s, p99 %s",
+			len(latency), latency[len(latency)/2], latency[len(latency)*99/100])
+	}
 }
