@@ -306,6 +306,7 @@ func (a *App) wire(ctx context.Context) error {
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox}, Audit: a.AuditLog,
+		Webhooks: webhookSvc,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
