@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/matryer/is"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"counsel/adapters/docuseal/docusealtest"
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/app/apptest"
@@ -82,12 +84,18 @@ func (rc *hookReceiver) accepted() []hookRequest {
 	return out
 }
 
-// waitTypes waits until the receiver accepted events of the types given
-// (in any order, each as often as named), beyond what it had before skip.
+// waitFor waits up to 20 s until the receiver accepted n requests, and
+// returns those it accepted.
 func (rc *hookReceiver) waitFor(t *testing.T, n int, what string) []hookRequest {
 	t.Helper()
+	return rc.waitForWithin(t, n, what, 20*time.Second)
+}
+
+// waitForWithin is waitFor with its own patience.
+func (rc *hookReceiver) waitForWithin(t *testing.T, n int, what string, d time.Duration) []hookRequest {
+	t.Helper()
 	var got []hookRequest
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(d)
 	for {
 		got = rc.accepted()
 		if len(got) >= n {
@@ -97,7 +105,7 @@ func (rc *hookReceiver) waitFor(t *testing.T, n int, what string) []hookRequest 
 			for _, r := range got {
 				t.Logf("received %s %s", r.ID, r.Type)
 			}
-			t.Fatalf("%s: %d of %d events within 20 s", what, len(got), n)
+			t.Fatalf("%s: %d of %d events within %s", what, len(got), n, d)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -445,8 +453,9 @@ func TestWebhookInstances(t *testing.T) {
 	run(n/2, n, a, b)
 
 	for _, rc := range []*hookReceiver{plain, flaky} {
-		got := rc.waitFor(t, n, "every change delivered")
-		_ = got
+		// Beyond a lease (1 minute): a claim an instance could not see
+		// through is attempted again when it lapses.
+		rc.waitForWithin(t, n, "every change delivered", 3*time.Minute)
 	}
 	time.Sleep(3 * time.Second) // room for a duplicate or a stray retry
 	for name, rc := range map[string]*hookReceiver{"plain": plain, "flaky": flaky} {
@@ -481,4 +490,99 @@ func TestWebhookInstances(t *testing.T) {
 		t.Logf("change to receipt over %d deliveries (3 then 2 instances, 4 concurrent clients): p50 %s, p99 %s",
 			len(latency), latency[len(latency)/2], latency[len(latency)*99/100])
 	}
+}
+
+// signingTypes are the signing event types.
+var signingTypes = []string{webhook.SigningSubmitted, webhook.SigningCompleted, webhook.SigningDeclined, webhook.SigningExpired}
+
+// typesOf lists the types of requests, in order.
+func typesOf(rs []hookRequest) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Type
+	}
+	return out
+}
+
+// TestWebhookSigningEventsEmbedded: the embedded signer's submission,
+// decline and completion reach a subscriber as signing events.
+func TestWebhookSigningEventsEmbedded(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := webhookServer(t)
+	admin := s.Admin(t)
+	rc := newHookReceiver(t, nil)
+	w := subscribe(t, s, admin, rc.srv.URL, signingTypes...)
+
+	id, doc := signingContract(t, s, admin, "Signed by hook", 1)
+	sub := signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "random", "carol@client.example"))
+	rc.waitFor(t, 1, "submitted")
+	_, _, token := signingPage(t, s, sub.Submitters[0].EmbedSrc)
+	is.Equal(signingForm(t, s, sub.Submitters[0].EmbedSrc, "decline", url.Values{"token": {token}, "reason": {"no"}}).Status, 200)
+	rc.waitFor(t, 2, "declined")
+	s.Do(t, "PUT", fmt.Sprintf("/api/contracts/%d", id), admin, map[string]any{"status": "Draft"}).Expect(t, 200, "revise")
+	sub = signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "random", "carol@client.example"))
+	rc.waitFor(t, 3, "submitted again")
+	signingSign(t, s, sub.Submitters[0].EmbedSrc, "Carol Example")
+	got := rc.waitFor(t, 4, "completed")
+	is.Equal(typesOf(got), []string{"signing.submitted", "signing.declined", "signing.submitted", "signing.completed"})
+	for _, r := range got {
+		is.NoErr(verify(t, r, w.Secret))
+		is.Equal(r.Event.Data["id"], float64(id)) // the contract
+	}
+	is.Equal(got[3].Event.Data["status"], "Signed")
+}
+
+// TestWebhookSigningEventsDocuSeal: with DocuSeal, signing events reach a
+// subscriber whether DocuSeal's webhook tells of them or reading the
+// submission finds them (reconciliation).
+func TestWebhookSigningEventsDocuSeal(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s, ds, _ := docusealServer(t, nil, func(c *app.Config, _ *docusealtest.Server) { c.WebhookAllowPrivate = true })
+	admin := s.Admin(t)
+	rc := newHookReceiver(t, nil)
+	w := subscribe(t, s, admin, rc.srv.URL, signingTypes...)
+
+	id, doc := signingContract(t, s, admin, "Declined by webhook", 1)
+	sub := signingSubmissionOf(t, signingSubmit(t, s, admin, id, []int64{doc}, "", "erin@client.example"))
+	is.NoErr(ds.Decline(sub.ID, "erin@client.example", "no"))
+	header, body, err := ds.Webhook("form.declined", sub.ID, "erin@client.example")
+	is.NoErr(err)
+	is.Equal(docusealWebhook(t, s, header, body).Status, 200)
+	is.Equal(docusealWebhook(t, s, header, body).Status, 200) // delivered twice: one event
+	rc.waitFor(t, 2, "submitted, declined")
+
+	id2, doc2 := signingContract(t, s, admin, "Declined unseen", 1)
+	sub2 := signingSubmissionOf(t, signingSubmit(t, s, admin, id2, []int64{doc2}, "", "erin@client.example"))
+	is.NoErr(ds.Decline(sub2.ID, "erin@client.example", "no")) // no webhook: found by reading
+	submissionsOf(t, s, admin, id2)
+	rc.waitFor(t, 4, "submitted, declined (reconciled)")
+
+	id3, doc3 := signingContract(t, s, admin, "Lapsed", 1)
+	sub3 := signingSubmissionOf(t, signingSubmit(t, s, admin, id3, []int64{doc3}, "", "erin@client.example"))
+	is.NoErr(ds.Expire(sub3.ID))
+	header, body, err = ds.Webhook("submission.expired", sub3.ID, "")
+	is.NoErr(err)
+	is.Equal(docusealWebhook(t, s, header, body).Status, 200)
+	rc.waitFor(t, 6, "submitted, expired")
+
+	id4, doc4 := signingContract(t, s, admin, "Signed", 1)
+	sub4 := signingSubmissionOf(t, signingSubmit(t, s, admin, id4, []int64{doc4}, "", "hal@client.example"))
+	is.NoErr(ds.Complete(sub4.ID, "hal@client.example"))
+	header, body, err = ds.Webhook("form.completed", sub4.ID, "hal@client.example")
+	is.NoErr(err)
+	is.Equal(docusealWebhook(t, s, header, body).Status, 200)
+	got := rc.waitFor(t, 8, "submitted, completed")
+	time.Sleep(100 * time.Millisecond)
+	got = rc.accepted()
+	is.Equal(typesOf(got), []string{"signing.submitted", "signing.declined", "signing.submitted", "signing.declined",
+		"signing.submitted", "signing.expired", "signing.submitted", "signing.completed"})
+	wh, err := standardwebhooks.NewWebhook(w.Secret)
+	is.NoErr(err)
+	for _, r := range got {
+		// The service's clock is the test's fake one, days behind.
+		is.NoErr(wh.VerifyIgnoringTimestamp(r.Body, r.Header))
+	}
+	is.Equal(got[7].Event.Data["id"], float64(id4))
 }

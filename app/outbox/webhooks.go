@@ -97,7 +97,13 @@ func (w *WebhookWorker) Run(ctx context.Context, poll time.Duration) {
 // so a stopping instance does not leave a delivered event to be sent
 // again.
 func (w *WebhookWorker) RunOnce(ctx context.Context) (int, error) {
-	ds, err := w.Store.ClaimDeliveries(ctx, w.Clock.Now(), WebhookLease, WebhookBatch)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	// A claim is made whole or not at all, and what it took is attempted
+	// even if ctx ends meanwhile: a claim cut short by a stop would
+	// otherwise hold its deliveries, unattempted, until its lease lapsed.
+	ds, err := w.Store.ClaimDeliveries(context.WithoutCancel(ctx), w.Clock.Now(), WebhookLease, WebhookBatch)
 	if err != nil {
 		return 0, err
 	}
