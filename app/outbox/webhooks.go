@@ -61,9 +61,6 @@ type WebhookWorker struct {
 	Log   *slog.Logger
 	// Succeeded, if set, hears of every round that ended without error.
 	Succeeded func()
-	// Attempted, if set, hears of each recorded attempt: the time from
-	// the event to it and whether it succeeded (the metrics).
-	Attempted func(sinceEvent time.Duration, ok bool)
 
 	loop loop
 }
@@ -168,9 +165,6 @@ func (w *WebhookWorker) attempt(ctx context.Context, d ports.ClaimedDelivery) er
 	if !held {
 		w.Log.WarnContext(ctx, "webhook attempt made after its claim lapsed: not recorded", "delivery", d.ID)
 		return nil
-	}
-	if w.Attempted != nil {
-		w.Attempted(at.Sub(d.Event.CreatedAt), res.Err == nil)
 	}
 	return nil
 }
