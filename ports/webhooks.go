@@ -219,3 +219,29 @@ func ContractEvents(id int64, entries []contract.AuditEntry) []Effect {
 func UserEvent(typ string, id int64) Effect {
 	return WebhookEvent{Type: typ, Resource: WebhookUser, ResourceID: id}
 }
+
+// WithEventData gives the webhook events among fx data, the resource as
+// the API returns it at the change, with fromStatus and toStatus added
+// for a status change; other effects are returned as they are.
+func WithEventData(fx []Effect, data json.RawMessage) []Effect {
+	out := make([]Effect, len(fx))
+	for i, e := range fx {
+		ev, ok := e.(WebhookEvent)
+		if !ok {
+			out[i] = e
+			continue
+		}
+		ev.Data = data
+		if ev.FromStatus != "" || ev.ToStatus != "" {
+			var fields map[string]any
+			if err := json.Unmarshal(data, &fields); err == nil && fields != nil {
+				fields["fromStatus"], fields["toStatus"] = ev.FromStatus, ev.ToStatus
+				if b, err := json.Marshal(fields); err == nil {
+					ev.Data = b
+				}
+			}
+		}
+		out[i] = ev
+	}
+	return out
+}

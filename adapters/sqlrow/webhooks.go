@@ -1,6 +1,7 @@
 package sqlrow
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -136,7 +137,8 @@ func (s WebhookStore) Webhook(ctx context.Context, id int64) (ports.WebhookSubsc
 	return w, IfNoRows(err, "webhook")
 }
 
-// UpdateWebhook implements ports.WebhookStore.
+// UpdateWebhook implements ports.WebhookStore; updatedAt moves only when
+// a field a client sees (or the secret) changed.
 func (s WebhookStore) UpdateWebhook(ctx context.Context, id int64, fn func(*ports.WebhookSubscription) error) (ports.WebhookSubscription, error) {
 	var w ports.WebhookSubscription
 	err := s.e.WriteTx(ctx, func(x Querier) error {
@@ -145,10 +147,14 @@ func (s WebhookStore) UpdateWebhook(ctx context.Context, id int64, fn func(*port
 		if err != nil {
 			return IfNoRows(err, "webhook")
 		}
+		before := w
 		if err := fn(&w); err != nil {
 			return err
 		}
-		w.UpdatedAt = s.e.Now()
+		if w.URL != before.URL || w.Description != before.Description || joinEvents(w.Events) != joinEvents(before.Events) ||
+			w.Active != before.Active || !bytes.Equal(w.Secret, before.Secret) {
+			w.UpdatedAt = s.e.Now()
+		}
 		if w.Active {
 			w.DisabledAt = nil
 		}

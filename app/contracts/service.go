@@ -23,7 +23,6 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/user"
-	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -39,30 +38,24 @@ type Deps struct {
 	// deleted user).
 	Users Users
 	// Render renders a contract as the API returns it, for the webhook
-	// event of its deletion (it cannot be read after); nil: the event's
-	// data is the contract's id alone.
+	// events of its changes; nil leaves that to the delivery worker.
 	Render func(ctx context.Context, v any) (json.RawMessage, error)
 }
 
-// deletedEvents are the webhook events of deleting c, the contract as it
-// was rendered into the deletion's event.
-func (s *Service) deletedEvents(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
+// events are the webhook events of a change of c that writes entries,
+// each carrying c as the API returns it (rendered in the change's
+// transaction, so a later change or deletion does not alter it).
+func (s *Service) events(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
 	fx := ports.ContractEvents(c.ID, entries)
-	if s.d.Render == nil {
+	if len(fx) == 0 || s.d.Render == nil {
 		return fx
 	}
 	data, err := s.d.Render(ctx, c)
 	if err != nil {
-		s.d.Logger.ErrorContext(ctx, "render a deleted contract for its webhook event", "contract", c.ID, "err", err)
-		return fx
+		s.d.Logger.ErrorContext(ctx, "render a contract for its webhook events", "contract", c.ID, "err", err)
+		return fx // rendered by the delivery worker instead
 	}
-	for i, e := range fx {
-		if ev, ok := e.(ports.WebhookEvent); ok && ev.Type == webhook.ContractDeleted {
-			ev.Data = data
-			fx[i] = ev
-		}
-	}
-	return fx
+	return ports.WithEventData(fx, data)
 }
 
 // Users is what the service reads of users.
@@ -134,7 +127,11 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionCreated, To: contract.Draft, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now}}
 	ctx, fx := ports.WithEffects(ctx)
-	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.ContractEvents(id, audit)[0], nil }))
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		created := c
+		created.ID = id
+		return s.events(ctx, created, audit)[0], nil
+	}))
 	return s.d.Store.CreateContract(ctx, c, audit)
 }
 
@@ -153,7 +150,7 @@ func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Cont
 		if len(entries) > 0 {
 			c.UpdatedAt = now
 		}
-		fx.Add(ports.ContractEvents(c.ID, entries)...)
+		fx.Add(s.events(ctx, *c, entries)...)
 		return entries, nil
 	})
 }
@@ -278,7 +275,7 @@ func (s *Service) DeleteContract(ctx context.Context, id int64) error {
 		}
 		entries := []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}
-		fx.Add(s.deletedEvents(ctx, c, entries)...)
+		fx.Add(s.events(ctx, c, entries)...)
 		return entries, nil
 	})
 	return err

@@ -100,7 +100,7 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 	first := created[0]
 	now := s.d.Clock.Now()
 	ctx, fx := ports.WithEffects(ctx)
-	_, err = s.d.Contracts.UpdateContract(ctx, contractID, withEvents(fx, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	_, err = s.d.Contracts.UpdateContract(ctx, contractID, s.withEvents(ctx, fx, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		details := fmt.Sprintf("submission %s (template %s), created with the template's own submission", first.ID, templateID)
 		switch {
 		case contract.CheckSubmitForSigning(c.Status) == nil:
