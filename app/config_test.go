@@ -90,6 +90,10 @@ func TestLoadConfig(t *testing.T) {
 		{"reauth window under a second", map[string]string{"COUNSEL_REAUTH_WINDOW": "500ms"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window zero", map[string]string{"COUNSEL_REAUTH_WINDOW": "0"}, "COUNSEL_REAUTH_WINDOW"},
 		{"reauth window not a duration", map[string]string{"COUNSEL_REAUTH_WINDOW": "soon"}, "COUNSEL_REAUTH_WINDOW"},
+		{"webhook retry scale above 1", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "2"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook retry scale zero", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "0"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook retry scale not a number", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "fast"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook allow private not a boolean", map[string]string{"COUNSEL_WEBHOOK_ALLOW_PRIVATE": "maybe"}, "COUNSEL_WEBHOOK_ALLOW_PRIVATE"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {
