@@ -39,7 +39,11 @@ func (a *App) wireWebhooks(ctx context.Context) (*webhooks.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sender := webhookhttp.New(webhookhttp.Options{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: "Counsel-Webhooks/" + cfg.Version})
+	agent := "" // the sender's own
+	if cfg.Version != "" {
+		agent = "Counsel-Webhooks/" + cfg.Version
+	}
+	sender := webhookhttp.New(webhookhttp.Options{AllowPrivate: cfg.WebhookAllowPrivate, UserAgent: agent})
 	svc := webhooks.New(webhooks.Deps{Store: a.db.Webhooks, Sender: sender, Secrets: sealer, Label: outbox.SecretLabel,
 		Clock: cfg.Clock, Rand: cfg.Rand})
 	w := a.Webhooks
