@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -585,4 +586,36 @@ func TestWebhookSigningEventsDocuSeal(t *testing.T) {
 		is.NoErr(wh.VerifyIgnoringTimestamp(r.Body, r.Header))
 	}
 	is.Equal(got[7].Event.Data["id"], float64(id4))
+}
+
+// TestWebhookSlowReceiver: a receiver that takes its time holds up only
+// its own deliveries; another subscription's arrive meanwhile.
+func TestWebhookSlowReceiver(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	s := webhookServer(t)
+	admin := s.Admin(t)
+	release := make(chan struct{})
+	var slowHits atomic.Int64
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowHits.Add(1)
+		select {
+		case <-release:
+		case <-time.After(8 * time.Second): // within the sender's 10 s
+		}
+		w.WriteHeader(204)
+	}))
+	defer slow.Close()
+	defer close(release)
+	fast := newHookReceiver(t, nil)
+	subscribe(t, s, admin, slow.URL, webhook.ContractCreated)
+	subscribe(t, s, admin, fast.srv.URL, webhook.ContractCreated)
+
+	contractCreate(t, s, admin, map[string]any{"contractName": "first"})
+	eventually(t, 10*time.Second, "the slow receiver is called", func() bool { return slowHits.Load() == 1 })
+	contractCreate(t, s, admin, map[string]any{"contractName": "second"})
+	got := fast.waitForWithin(t, 2, "both events at the fast receiver, before the slow one answers", 5*time.Second)
+	is.Equal(len(got), 2)
+	// and the slow receiver's second event starts beside its first, still under way
+	eventually(t, 5*time.Second, "the slow receiver's second call", func() bool { return slowHits.Load() == 2 })
 }

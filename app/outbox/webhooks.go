@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -27,16 +26,17 @@ const (
 	// LeaseMargin is what an attempt leaves of its lease beyond the
 	// sender's deadline (recording the outcome, a paused process).
 	LeaseMargin = 20 * time.Second
-	// WebhookBatch is how many deliveries one claim takes (and attempts
-	// at once).
+	// WebhookBatch is how many attempts a worker makes at once (and the
+	// most one claim takes).
 	WebhookBatch = 16
 )
 
 // WebhookWorker delivers the webhook outbox (docs/decisions.md §17).
 //
 // Each round claims due deliveries under a token each
-// (ports.WebhookStore.ClaimDeliveries), attempts them side by side, and
-// records each outcome only while that claim is still held
+// (ports.WebhookStore.ClaimDeliveries), up to the attempts it may still
+// start, attempts them side by side, and records each outcome only while
+// that claim is still held
 // (FinishDelivery), so a delivery is attempted by one worker at a time
 // across instances and no attempt is recorded twice. A failed attempt is
 // retried on webhook.NextAttempt's schedule times Scale; the last one
@@ -62,7 +62,9 @@ type WebhookWorker struct {
 	// Succeeded, if set, hears of every round that ended without error.
 	Succeeded func()
 
-	loop loop
+	loop     loop
+	slots    chan struct{} // one per attempt under way
+	inflight *sync.WaitGroup
 }
 
 // SecretLabel is what a subscription's secret is sealed for.
@@ -77,44 +79,57 @@ func NewWebhookWorker(w WebhookWorker) *WebhookWorker {
 		w.Scale = 1
 	}
 	w.loop = newLoop("webhook outbox", WebhookBatch)
+	w.slots, w.inflight = make(chan struct{}, WebhookBatch), &sync.WaitGroup{}
 	return &w
 }
 
 // Wake makes Run claim at once. It never blocks.
 func (w *WebhookWorker) Wake() { w.loop.Wake() }
 
-// Run delivers until ctx ends: at once, on every Wake, and every poll.
+// Run delivers until ctx ends: at once, on every Wake, and every poll;
+// then it waits for the attempts under way.
 func (w *WebhookWorker) Run(ctx context.Context, poll time.Duration) {
 	w.loop.Run(ctx, poll, w.Log, w.RunOnce, w.Succeeded)
+	w.inflight.Wait()
 }
 
-// RunOnce claims one batch of due deliveries and attempts them side by
-// side; it returns how many it claimed. Attempts under way when ctx ends
-// are finished and recorded (each is bounded by the sender's deadline),
-// so a stopping instance does not leave a delivered event to be sent
-// again.
+// RunOnce claims as many due deliveries as it has free slots (at most
+// WebhookBatch attempts run at a time) and starts an attempt at each; it
+// returns how many it claimed. An attempt that ends frees its slot and
+// wakes the loop, so a slow receiver holds up only its own slot. A claim
+// is made whole or not at all, and what it took is attempted even if
+// ctx ends meanwhile: a claim cut short by a stop would otherwise hold
+// its deliveries, unattempted, until its lease lapsed. Attempts under way
+// when ctx ends are finished and recorded (each is bounded by the
+// sender's deadline; Run waits for them), so a stopping instance does not
+// leave a delivered event to be sent again.
 func (w *WebhookWorker) RunOnce(ctx context.Context) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	// A claim is made whole or not at all, and what it took is attempted
-	// even if ctx ends meanwhile: a claim cut short by a stop would
-	// otherwise hold its deliveries, unattempted, until its lease lapsed.
-	ds, err := w.Store.ClaimDeliveries(context.WithoutCancel(ctx), w.Clock.Now(), WebhookLease, WebhookBatch)
+	free := cap(w.slots) - len(w.slots)
+	if free == 0 {
+		return 0, nil // every slot busy: an attempt that ends wakes the loop
+	}
+	ds, err := w.Store.ClaimDeliveries(context.WithoutCancel(ctx), w.Clock.Now(), WebhookLease, free)
 	if err != nil {
 		return 0, err
 	}
-	errs := make([]error, len(ds))
-	var wg sync.WaitGroup
-	for i, d := range ds {
-		wg.Add(1)
+	for _, d := range ds {
+		w.slots <- struct{}{}
+		w.inflight.Add(1)
 		go func() {
-			defer wg.Done()
-			errs[i] = w.attempt(context.WithoutCancel(ctx), d)
+			defer func() {
+				<-w.slots
+				w.inflight.Done()
+				w.Wake()
+			}()
+			if err := w.attempt(context.WithoutCancel(ctx), d); err != nil {
+				w.Log.ErrorContext(ctx, "webhook outbox", "delivery", d.ID, "err", err)
+			}
 		}()
 	}
-	wg.Wait()
-	return len(ds), errors.Join(errs...)
+	return len(ds), nil
 }
 
 // attempt makes and records one attempt at claimed delivery d.
