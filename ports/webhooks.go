@@ -152,6 +152,10 @@ type WebhookStore interface {
 	ReleaseDelivery(ctx context.Context, d ClaimedDelivery) error
 	// PendingDeliveries counts the deliveries still to make.
 	PendingDeliveries(ctx context.Context) (int, error)
+	// PruneWebhookEvents removes the events made before before with
+	// their deliveries and attempts, unless a delivery is still pending,
+	// and returns how many events went.
+	PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 }
 
 // WebhookInput is a subscription as a client sends it.

@@ -386,3 +386,38 @@ func (s WebhookStore) PendingDeliveries(ctx context.Context) (int, error) {
 	err := s.e.Read().Row(ctx, `SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'`).Scan(&n)
 	return n, err
 }
+
+// PruneWebhookEvents implements ports.WebhookStore, a thousand events a
+// transaction.
+func (s WebhookStore) PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int
+		err := s.e.WriteTx(ctx, func(x Querier) error {
+			ids, err := QueryAll(ctx, x, ID, `SELECT id FROM webhook_events e WHERE created_at < ? AND NOT EXISTS
+				(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending') ORDER BY id LIMIT 1000`, s.e.Arg(before))
+			if err != nil || len(ids) == 0 {
+				n = 0
+				return err
+			}
+			n = len(ids)
+			in, args := s.e.In("event_id", ids)
+			if _, err := x.Exec(ctx, `DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE `+in+`)`, args...); err != nil {
+				return err
+			}
+			if _, err := x.Exec(ctx, `DELETE FROM webhook_deliveries WHERE `+in, args...); err != nil {
+				return err
+			}
+			in, args = s.e.In("id", ids)
+			_, err = x.Exec(ctx, `DELETE FROM webhook_events WHERE `+in, args...)
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("prune webhook events: %w", err)
+		}
+		total += int64(n)
+		if n < 1000 {
+			return total, nil
+		}
+	}
+}

@@ -126,6 +126,10 @@ func NextAttempt(n int, scale float64) (time.Duration, bool) {
 	return time.Duration(float64(Schedule[n-1]) * scale), true
 }
 
+// Retention is how long events are kept, with their deliveries and
+// attempts, once none is pending (housekeeping removes older ones).
+const Retention = 30 * 24 * time.Hour
+
 // Timeout is how long a receiver has to answer 2xx.
 const Timeout = 10 * time.Second
 

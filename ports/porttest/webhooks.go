@@ -39,7 +39,7 @@ func WebhooksSuite(t *testing.T, s Stores) {
 	_, err = s.Contracts.CreateContract(fctx, contract.Contract{UUID: "7f0c1b2a-3d4e-4f50-8a61-7b8c9d0e1f21", Name: "Hooked",
 		Type: contract.Other, Status: contract.Draft, CreatedAt: T0, UpdatedAt: T0}, nil)
 	is.NoErr(err)
-	t0 := time.Now().UTC().Truncate(time.Millisecond).Add(time.Second) // deliveries are due at the store's own now
+	t0 := time.Now().UTC().Truncate(time.Millisecond).Add(time.Second) // past the store's own now (T0 or the time)
 	n, err := s.Webhooks.PendingDeliveries(ctx)
 	is.NoErr(err)
 	is.Equal(n, 1) // the one active subscription of the type
@@ -96,4 +96,28 @@ func WebhooksSuite(t *testing.T, s Stores) {
 	w, err := s.Webhooks.Webhook(ctx, created.ID)
 	is.NoErr(err)
 	is.True(w.FailingSince != nil) // failing since that attempt
+
+	// Old events go once no delivery of theirs is pending.
+	n64, err := s.Webhooks.PruneWebhookEvents(ctx, t0.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(n64, int64(0)) // still pending
+	ds, err = s.Webhooks.ClaimDeliveries(ctx, t0.Add(4*time.Minute), time.Minute, 10)
+	is.NoErr(err)
+	is.Equal(len(ds), 1)
+	held, err = s.Webhooks.FinishDelivery(ctx, ds[0], ports.DeliveryOutcome{Status: ports.DeliverySucceeded, ResponseStatus: 200,
+		At: t0.Add(4 * time.Minute), Next: t0.Add(4 * time.Minute)})
+	is.NoErr(err)
+	is.True(held)
+	w, err = s.Webhooks.Webhook(ctx, created.ID)
+	is.NoErr(err)
+	is.True(w.FailingSince == nil) // a success ends the failures
+	n64, err = s.Webhooks.PruneWebhookEvents(ctx, T0.Add(-time.Hour))
+	is.NoErr(err)
+	is.Equal(n64, int64(0)) // not old enough
+	n64, err = s.Webhooks.PruneWebhookEvents(ctx, t0.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(n64, int64(1))
+	_, count, err = s.Webhooks.Deliveries(ctx, created.ID, 10, 0)
+	is.NoErr(err)
+	is.Equal(count, int64(0)) // with its deliveries and attempts
 }
