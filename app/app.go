@@ -46,6 +46,7 @@ import (
 	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/domain/mail"
+	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -82,6 +83,8 @@ type App struct {
 	mailer *smtp.Mailer
 	// Outbox sends queued mail (app/outbox); tests drive it (RunOnce).
 	Outbox *outbox.Worker
+	// Webhooks delivers the webhook outbox (app/outbox).
+	Webhooks *outbox.WebhookWorker
 
 	// Contracts is the contract use case; tests drive its expiry sweep
 	// (ExpireDue) with the fake clock.
@@ -174,11 +177,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 			a.Accounts.Invalidate()
 		}
 	})
+	a.Webhooks = outbox.NewWebhookWorker(outbox.WebhookWorker{Store: db.Webhooks, Clock: cfg.Clock, Log: a.log, Scale: cfg.WebhookRetryScale})
 	db.OnEffects(func(fx []ports.Effect) {
 		for _, e := range fx {
-			if _, ok := e.(ports.Mail); ok {
+			switch e.(type) {
+			case ports.Mail:
 				a.Outbox.Wake()
-				return
+			case ports.WebhookEvent:
+				a.Webhooks.Wake()
 			}
 		}
 	})
@@ -289,12 +295,17 @@ func (a *App) wire(ctx context.Context) error {
 	roles := accounts.NewRoles(roleStore)
 	apiKeys := accounts.NewAPIKeys(a.Accounts, a.db.APIKeys, roleStore)
 	userSvc := users.New(users.Deps{Store: a.db.Users, Roles: roleStore, Hasher: hasher,
-		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Sessions: a.Accounts})
+		Passwords: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Recent: a.Accounts, Clock: cfg.Clock, Sessions: a.Accounts,
+		Render: httpadapter.WebhookData})
 	remunerationSvc := remunerations.New(a.db.Remunerations)
 	if err := a.wireContracts(); err != nil {
 		return err
 	}
 	if err := a.wireSigning(ctx, store, a.db.Users); err != nil {
+		return err
+	}
+	webhookSvc, err := a.wireWebhooks(ctx)
+	if err != nil {
 		return err
 	}
 	consoleKey, err := store.Secret(ctx, "console_key", func() ([]byte, error) { return randomBytes(cfg.Rand, 32) })
@@ -308,6 +319,7 @@ func (a *App) wire(ctx context.Context) error {
 	web := console.NewHandler(console.Services{
 		Accounts: a.Accounts, TOTP: a.Accounts, Passkeys: a.Accounts, Reauth: a.Accounts, APIKeys: apiKeys, Sessions: a.Accounts, Roles: roles, Users: userSvc, Remunerations: remunerationSvc, IdP: a.consoleIdP(),
 		Contracts: a.Contracts, Signing: a.Signing, Backups: backupSvc, Mail: outbox.Service{Store: a.db.Outbox}, Audit: a.AuditLog,
+		Webhooks: webhookSvc,
 	}, console.Options{
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
@@ -332,6 +344,7 @@ func (a *App) wire(ctx context.Context) error {
 		SigningPages:  a.signingPages,
 		Backups:       backupSvc,
 		Mail:          outbox.Service{Store: a.db.Outbox},
+		Webhooks:      webhookSvc,
 		Calendar: calendar.New(calendar.Deps{Store: a.db.Calendars, Contracts: a.contractStore, Access: store,
 			Clock: cfg.Clock, Rand: cfg.Rand, PublicURL: a.issuer()}),
 		Ready: a.db.Ping,
@@ -424,6 +437,7 @@ func (a *App) wireContracts() error {
 	a.contractStore, a.blobs = a.db.Contracts, blobs
 	a.Contracts = contracts.New(contracts.Deps{
 		Store: a.contractStore, Blobs: blobs, Clock: a.cfg.Clock, Rand: a.cfg.Rand, Logger: a.log, Users: a.db.Users,
+		Render: httpadapter.WebhookData,
 	})
 	a.every(sweepInterval, a.counted("contract expiry sweep", a.exclusive("contract-expiry", a.tracked(metrics.JobSweep, a.Contracts.ExpireDue))))
 	a.KeyDates = keydates.New(keydates.Deps{Store: a.db.KeyDates, Clock: a.cfg.Clock, Links: mail.Links{PublicURL: a.issuer()},
@@ -535,6 +549,8 @@ func (a *App) CreateUser(ctx context.Context, u account.NewUser, password string
 		return 0, err
 	}
 	u.PasswordHash = hash
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
 	return a.store.CreateUser(ctx, u)
 }
 

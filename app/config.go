@@ -110,6 +110,12 @@ type Options struct {
 	// AuditRetention is how long security events are kept
 	// (docs/decisions.md §18); housekeeping removes older ones.
 	AuditRetention time.Duration
+	// WebhookAllowPrivate lets webhooks reach loopback, private,
+	// link-local and unique-local addresses (development and tests).
+	WebhookAllowPrivate bool
+	// WebhookRetryScale multiplies the webhook retry schedule and the
+	// five days after which failing subscriptions are disabled.
+	WebhookRetryScale float64
 
 	// MetricsToken turns GET /metrics on on the main listener, for
 	// callers sending it as a bearer token; MetricsAddr serves /metrics
@@ -287,6 +293,22 @@ func settings() []setting {
 		}},
 		{"COUNSEL_OIDC_NAME", "identity provider", "the provider's name on the console's sign-in button", str(func(c *Options) *string { return &c.OIDCName })},
 		{"COUNSEL_CONSOLE_IDLE", "8h", "console sessions end after this long unused; 0 never", dur(func(c *Options) *time.Duration { return &c.ConsoleIdle })},
+		{"COUNSEL_WEBHOOK_ALLOW_PRIVATE", "false", "let webhook subscriptions reach loopback, private, link-local and unique-local addresses (development and tests only)", func(c *Options, v string) error {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			c.WebhookAllowPrivate = b
+			return err
+		}},
+		{"COUNSEL_WEBHOOK_RETRY_SCALE", "1", "multiplies the webhook retry schedule (5s, 5m, 30m, 2h, 5h, 10h, 10h, 14h) and the 5 days of failures that disable a subscription; between 0.0001 and 1 (below 1 for tests only)", func(c *Options, v string) error {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return err
+			}
+			if f < 0.0001 || f > 1 {
+				return fmt.Errorf("want between 0.0001 and 1, got %q", v)
+			}
+			c.WebhookRetryScale = f
+			return nil
+		}},
 		{"COUNSEL_AUDIT_RETENTION", "8760h", "security and administration events older than this are removed by housekeeping; at least 720h", func(c *Options, v string) error {
 			if err := dur(func(c *Options) *time.Duration { return &c.AuditRetention })(c, v); err != nil {
 				return err

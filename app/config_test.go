@@ -105,6 +105,10 @@ func TestLoadConfig(t *testing.T) {
 		{"reminder interval negative", map[string]string{"COUNSEL_SIGNING_REMINDER_INTERVAL": "-1h"}, "COUNSEL_SIGNING_REMINDER_INTERVAL"},
 		{"reminder max over 100", map[string]string{"COUNSEL_SIGNING_REMINDER_MAX": "101"}, "COUNSEL_SIGNING_REMINDER_MAX"},
 		{"reminder max negative", map[string]string{"COUNSEL_SIGNING_REMINDER_MAX": "-1"}, "COUNSEL_SIGNING_REMINDER_MAX"},
+		{"webhook retry scale above 1", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "2"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook retry scale zero", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "0"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook retry scale not a number", map[string]string{"COUNSEL_WEBHOOK_RETRY_SCALE": "fast"}, "COUNSEL_WEBHOOK_RETRY_SCALE"},
+		{"webhook allow private not a boolean", map[string]string{"COUNSEL_WEBHOOK_ALLOW_PRIVATE": "maybe"}, "COUNSEL_WEBHOOK_ALLOW_PRIVATE"},
 		{"refresh shorter than access", map[string]string{"COUNSEL_REFRESH_TTL": "1m", "COUNSEL_ACCESS_TTL": "5m"}, "COUNSEL_REFRESH_TTL"},
 	}
 	for _, tt := range bad {

@@ -107,6 +107,12 @@ var copyTables = []copyTable{
 		claimed_until:t sent_at:t error`)},
 	{"mail_attachments", cols("mail_id position name content_type data")},
 	{"sign_in_devices", cols("user_id kind value last_seen:t")},
+	{"webhook_subscriptions", cols(`id url description events secret previous_secret previous_until:t active created_by
+		created_at:t updated_at:t failing_since:t disabled_at:t`)},
+	{"webhook_events", cols("id type resource resource_id from_status to_status snapshot data created_at:t")},
+	{"webhook_deliveries", cols(`id event_id subscription_id status attempts created_at:t next_attempt_at:t claimed_until:t
+		claim_token`)},
+	{"webhook_attempts", cols("id delivery_id attempt status response_status duration_ms error at:t next_attempt_at:t")},
 	{"audit_events", cols("id at:t action actor_kind actor_user_id actor_name target_type target_id ip user_agent request_id details")},
 }
 

@@ -77,6 +77,8 @@ type Stores struct {
 	Outbox ports.OutboxStore
 	// KeyDates keeps the key-date thresholds announced.
 	KeyDates ports.KeyDateStore
+	// Webhooks keeps the webhook subscriptions and their deliveries.
+	Webhooks ports.WebhookStore
 	// OnEffects hears of the effects each write transaction committed.
 	OnEffects func(func([]ports.Effect))
 	// OnChange hears, after the commit and before the write returns, of
@@ -137,7 +139,8 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
 			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
 			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
-			Outbox: postgres.NewOutboxStore(db), KeyDates: postgres.NewKeyDateStore(db), OnEffects: db.OnEffects, OnChange: db.OnChange,
+			Outbox: postgres.NewOutboxStore(db), KeyDates: postgres.NewKeyDateStore(db), Webhooks: postgres.NewWebhookStore(db),
+			OnEffects: db.OnEffects, OnChange: db.OnChange,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
@@ -153,7 +156,8 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
 		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
 		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
-		Outbox: sqlite.NewOutboxStore(db), KeyDates: sqlite.NewKeyDateStore(db), OnEffects: db.OnEffects, OnChange: db.OnChange,
+		Outbox: sqlite.NewOutboxStore(db), KeyDates: sqlite.NewKeyDateStore(db), Webhooks: sqlite.NewWebhookStore(db),
+		OnEffects: db.OnEffects, OnChange: db.OnChange,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)
 		},

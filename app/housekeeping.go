@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"counsel/adapters/metrics"
+	"counsel/domain/webhook"
 )
 
 // pruneInterval is how often ended sessions and stale one-time-password
@@ -48,6 +49,14 @@ func (a *App) startHousekeeping(store AccountStore) {
 			} else if n > 0 {
 				a.log.Info("removed security events past COUNSEL_AUDIT_RETENTION", "events", n)
 			}
+		}
+		if n, err := a.db.Webhooks.PruneWebhookEvents(ctx, a.cfg.Clock.Now().Add(-webhook.Retention)); err != nil {
+			pruned = false
+			if ctx.Err() == nil {
+				a.log.Warn("removing old webhook events failed", "err", err)
+			}
+		} else if n > 0 {
+			a.log.Info("removed webhook events older than 30 days", "events", n)
 		}
 		if pruned && err == nil {
 			a.jobSucceeded(metrics.JobHousekeeping)

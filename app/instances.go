@@ -17,8 +17,12 @@ func (a *App) followChanges() {
 	}
 	a.goBackground(func(ctx context.Context) {
 		a.db.Listen(ctx, a.log, func(payload string) {
-			if payload == postgres.ChangedMail { // another instance queued mail
+			switch payload {
+			case postgres.ChangedMail: // another instance queued mail
 				a.Outbox.Wake()
+				return
+			case postgres.ChangedWebhooks: // or webhook deliveries
+				a.Webhooks.Wake()
 				return
 			}
 			a.Accounts.Invalidate()

@@ -9,6 +9,7 @@ import (
 
 	"counsel/adapters/docuseal"
 	"counsel/adapters/embeddedsign"
+	httpadapter "counsel/adapters/http"
 	"counsel/adapters/metrics"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/totp"
@@ -33,7 +34,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 		return err
 	}
 	deps := signingapp.Deps{
-		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users,
+		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users, Render: httpadapter.WebhookData,
 		Clock: cfg.Clock, Logger: a.log, MailLinks: mail.Links{PublicURL: a.issuer()},
 		Evidence:    signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
 		AttachLimit: cfg.MailAttachLimit,

@@ -62,6 +62,9 @@ type Services struct {
 	// Audit lists the security events to AuditView holders; nil leaves
 	// the page out.
 	Audit ports.AuditService
+	// Webhooks manages the webhook subscriptions for WebhooksManage
+	// holders; nil leaves the page out.
+	Webhooks ports.WebhookService
 }
 
 // ContractService is the contract use case with the questions only the
@@ -235,6 +238,11 @@ func (c *console) routes() []route {
 		{method: "GET", path: "/console/mail", h: c.mailList},
 		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
 		{method: "GET", path: "/console/audit", perms: P(account.AuditView), h: c.auditList},
+		{method: "GET", path: "/console/webhooks", perms: P(account.WebhooksManage), h: c.webhooksList},
+		{method: "POST", path: "/console/webhooks", perms: P(account.WebhooksManage), h: c.webhookCreate},
+		{method: "GET", path: "/console/webhooks/" + id, perms: P(account.WebhooksManage), h: c.webhookShow},
+		{method: "POST", path: "/console/webhooks/" + id + "/test", perms: P(account.WebhooksManage), h: c.webhookTest},
+		{method: "POST", path: "/console/webhooks/" + id + "/deliveries/{did:[0-9]+}/retry", perms: P(account.WebhooksManage), h: c.webhookRetry},
 	}
 }
 

@@ -48,6 +48,7 @@ var tags = []struct{ name, desc string }{
 	{"signing", "Digital signing of contracts through DocuSeal or the embedded signer, and the provider's webhook."},
 	{"signing pages", "The embedded signer's HTML pages for signers, who have no account."},
 	{"audit", "Security and administration events: who did what, when, from where."},
+	{"webhooks", "Outbound webhooks (Standard Webhooks): subscriptions, signing secrets, deliveries and retries."},
 }
 
 // headerDocs describes the response headers operations declare.

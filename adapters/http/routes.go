@@ -36,6 +36,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.backupRoutes()...)
 	rs = append(rs, s.calendarRoutes()...)
 	rs = append(rs, s.mailRoutes()...)
+	rs = append(rs, s.webhookRoutes()...)
 	rs = append(rs, s.auditRoutes()...)
 	return rs
 }

@@ -98,6 +98,12 @@ var schemaNames = []string{
 	"UpdateContractInput",
 	"UpdateUserInput",
 	"UserDto",
+	"WebhookCreatedDto",
+	"WebhookDeliveryDto",
+	"WebhookDeliveryPageDto",
+	"WebhookDto",
+	"WebhookInput",
+	"WebhookListDto",
 }
 
 // specNames are the schema names the specification gives, kept as it

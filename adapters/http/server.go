@@ -59,6 +59,8 @@ type Services struct {
 	// Backups lists the scheduled backups to system administrators
 	// (backups.go).
 	Backups ports.BackupService
+	// Webhooks are the outbound webhook subscriptions (webhooks.go).
+	Webhooks ports.WebhookService
 	// Mail is the mail outbox for system administrators (mail.go).
 	Mail ports.MailService
 	// Calendar is the personal calendar feed (calendar.go).

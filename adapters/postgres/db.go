@@ -299,7 +299,12 @@ func (db *DB) tx(ctx context.Context, fn func(q) error) error {
 				return err
 			}
 			if queuesMail(written) { // other instances' outbox workers start at once
-				return notify(ctx, x, changedMail)
+				if err := notify(ctx, x, changedMail); err != nil {
+					return err
+				}
+			}
+			if queuesWebhooks(written) { // and their webhook workers
+				return notify(ctx, x, changedWebhooks)
 			}
 			return nil
 		})

@@ -22,7 +22,24 @@ const (
 	// changedMail: mail was queued in the outbox; outbox workers claim it.
 	// It invalidates nothing.
 	changedMail = "mail"
+	// changedWebhooks: webhook deliveries were queued; webhook workers
+	// claim them. It invalidates nothing.
+	changedWebhooks = "webhooks"
 )
+
+// ChangedWebhooks is the payload Listen passes on when webhook
+// deliveries may have been queued.
+const ChangedWebhooks = changedWebhooks
+
+// queuesWebhooks reports whether effects hold a webhook event.
+func queuesWebhooks(effects []ports.Effect) bool {
+	for _, e := range effects {
+		if _, ok := e.(ports.WebhookEvent); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // ChangedMail is the payload Listen passes on when mail was queued.
 const ChangedMail = changedMail

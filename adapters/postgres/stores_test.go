@@ -35,7 +35,7 @@ func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
 		Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
 		Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db),
+		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db), Webhooks: NewWebhookStore(db),
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
 			err = db.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 			return n, err

@@ -13,3 +13,9 @@ func NewCalendarStore(db *DB) sqlrow.CalendarStore {
 func NewOutboxStore(db *DB) sqlrow.OutboxStore {
 	return sqlrow.NewOutboxStore(engine{db: db})
 }
+
+// NewWebhookStore returns the webhook store of db, written once for both
+// engines (sqlrow.WebhookStore).
+func NewWebhookStore(db *DB) sqlrow.WebhookStore {
+	return sqlrow.NewWebhookStore(engine{db: db})
+}

@@ -17,7 +17,7 @@ func TestStoreSuites(t *testing.T) {
 		return porttest.Stores{
 			Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
 			Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-			Contracts: NewContractStore(db), Blobs: blobs, Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db),
+			Contracts: NewContractStore(db), Blobs: blobs, Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db), Webhooks: NewWebhookStore(db),
 			Rows: func(ctx context.Context, table string) (n int64, err error) {
 				err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 				return n, err

@@ -21,6 +21,8 @@ func WriteEffects(ctx context.Context, x Querier, tc Times, now time.Time, effec
 			err = insertMail(ctx, x, tc, now, e)
 		case ports.AuditEvent:
 			err = insertAuditEvent(ctx, x, tc, now, e.Event)
+		case ports.WebhookEvent:
+			err = insertWebhookEvent(ctx, x, tc, now, e)
 		case ports.DeviceSeen:
 			err = upsertDevice(ctx, x, tc, e)
 		case ports.RearmKeyDates:

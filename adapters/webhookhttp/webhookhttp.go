@@ -22,6 +22,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/webhook"
+	"counsel/ports"
 )
 
 // Options configure a Sender.
@@ -187,3 +188,11 @@ func cleanError(err error) error {
 	}
 	return err
 }
+
+// SendWebhook implements ports.WebhookSender with Send.
+func (s *Sender) SendWebhook(ctx context.Context, r ports.WebhookRequest) ports.WebhookResult {
+	res := s.Send(ctx, Delivery{URL: r.URL, ID: r.ID, Timestamp: r.Timestamp, Signature: r.Signature, Body: r.Body})
+	return ports.WebhookResult{Status: res.Status, Duration: res.Duration, Err: res.Err}
+}
+
+var _ ports.WebhookSender = (*Sender)(nil)

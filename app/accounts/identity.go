@@ -9,6 +9,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/account"
+	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -152,6 +153,8 @@ func (l *Identities) resolve(ctx context.Context, id account.ExternalIdentity) (
 		return 0, refuse("no user has the email and its domain " + d + " is not allowed to be provisioned")
 	}
 	first, last := names(id, email)
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
 	userID, err := l.store.ProvisionUser(ctx, account.NewUser{Email: email, FirstName: first, LastName: last}, id.Issuer, id.Subject, now)
 	if err != nil {
 		return 0, err

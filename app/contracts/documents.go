@@ -47,6 +47,8 @@ func (s *Service) AddDocument(ctx context.Context, contractID int64, fileName st
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionDocumentAdded, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
 		Details: fmt.Sprintf("%s (%d bytes, sha256 %s)", d.FileName, d.Size, d.SHA256)}}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.ContractEvents(contractID, audit)...)
 	return s.d.Store.AddDocument(ctx, ports.NewDocument{Document: d, Body: staged}, audit, contract.CheckRoomForDocument)
 }
 
@@ -92,6 +94,7 @@ func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, c
 		return err
 	}
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
 	_, err = s.d.Store.RemoveDocument(ctx, contractID, docID, func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
 		if check != nil {
 			if err := check(status); err != nil {
@@ -101,8 +104,10 @@ func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, c
 		if err := d.Removable(); err != nil {
 			return nil, err
 		}
-		return []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
-			Details: fmt.Sprintf("%s (document %d)", d.FileName, d.ID)}}, nil
+		entries := []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+			Details: fmt.Sprintf("%s (document %d)", d.FileName, d.ID)}}
+		fx.Add(ports.ContractEvents(contractID, entries)...)
+		return entries, nil
 	})
 	return err
 }

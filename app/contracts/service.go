@@ -13,6 +13,7 @@ package contracts
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,25 @@ type Deps struct {
 	// Users finds a contract's new owner (ENOTFOUND for an unknown or
 	// deleted user).
 	Users Users
+	// Render renders a contract as the API returns it, for the webhook
+	// events of its changes; nil leaves that to the delivery worker.
+	Render func(ctx context.Context, v any) (json.RawMessage, error)
+}
+
+// events are the webhook events of a change of c that writes entries,
+// each carrying c as the API returns it (rendered in the change's
+// transaction, so a later change or deletion does not alter it).
+func (s *Service) events(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
+	fx := ports.ContractEvents(c.ID, entries)
+	if len(fx) == 0 || s.d.Render == nil {
+		return fx
+	}
+	data, err := s.d.Render(ctx, c)
+	if err != nil {
+		s.d.Logger.ErrorContext(ctx, "render a contract for its webhook events", "contract", c.ID, "err", err)
+		return fx // rendered by the delivery worker instead
+	}
+	return ports.WithEventData(fx, data)
 }
 
 // Users is what the service reads of users.
@@ -106,6 +126,12 @@ func (s *Service) CreateContract(ctx context.Context, in contract.Contract) (con
 		return contract.Contract{}, fmt.Errorf("contract uuid: %w", err)
 	}
 	audit := []contract.AuditEntry{{Action: contract.ActionCreated, To: contract.Draft, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now}}
+	ctx, fx := ports.WithEffects(ctx)
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		created := c
+		created.ID = id
+		return s.events(ctx, created, audit)[0], nil
+	}))
 	return s.d.Store.CreateContract(ctx, c, audit)
 }
 
@@ -130,6 +156,7 @@ func (s *Service) change(ctx context.Context, id int64, fn func(c *contract.Cont
 		if len(entries) > 0 {
 			c.UpdatedAt = now
 		}
+		fx.Add(s.events(ctx, *c, entries)...)
 		return entries, nil
 	})
 }
@@ -247,12 +274,15 @@ func (s *Service) DeleteContract(ctx context.Context, id int64) error {
 		return err
 	}
 	now := s.d.Clock.Now()
+	ctx, fx := ports.WithEffects(ctx)
 	_, err = s.d.Store.DeleteContract(ctx, id, func(c contract.Contract) ([]contract.AuditEntry, error) {
 		if err := contract.CheckDelete(c.Status); err != nil {
 			return nil, err
 		}
-		return []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
-			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}, nil
+		entries := []contract.AuditEntry{{Action: contract.ActionDeleted, From: c.Status, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,
+			Details: fmt.Sprintf("deleted %q (%s)", c.Name, c.UUID)}}
+		fx.Add(s.events(ctx, c, entries)...)
+		return entries, nil
 	})
 	return err
 }

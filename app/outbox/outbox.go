@@ -47,7 +47,7 @@ type Worker struct {
 	// without an error (the job's last success in the metrics).
 	Succeeded func()
 
-	wake chan struct{}
+	loop loop
 }
 
 // NewWorker returns a worker; w.Log may be nil.
@@ -55,41 +55,16 @@ func NewWorker(w Worker) *Worker {
 	if w.Log == nil {
 		w.Log = slog.New(slog.DiscardHandler)
 	}
-	w.wake = make(chan struct{}, 1)
+	w.loop = newLoop("mail outbox", Batch)
 	return &w
 }
 
 // Wake makes Run claim at once (a commit queued mail). It never blocks.
-func (w *Worker) Wake() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
+func (w *Worker) Wake() { w.loop.Wake() }
 
 // Run sends until ctx ends: at once, on every Wake, and every poll.
 func (w *Worker) Run(ctx context.Context, poll time.Duration) {
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	for {
-		for {
-			n, err := w.RunOnce(ctx)
-			if err != nil && ctx.Err() == nil {
-				w.Log.ErrorContext(ctx, "mail outbox", "err", err)
-			} else if err == nil && w.Succeeded != nil {
-				w.Succeeded()
-			}
-			if err != nil || n < Batch {
-				break // a full batch: there may be more at once
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.wake:
-		case <-t.C:
-		}
-	}
+	w.loop.Run(ctx, poll, w.Log, w.RunOnce, w.Succeeded)
 }
 
 // RunOnce claims one batch of due messages and sends them; it returns how

@@ -99,7 +99,8 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 
 	first := created[0]
 	now := s.d.Clock.Now()
-	_, err = s.d.Contracts.UpdateContract(ctx, contractID, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	ctx, fx := ports.WithEffects(ctx)
+	_, err = s.d.Contracts.UpdateContract(ctx, contractID, s.withEvents(ctx, fx, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		details := fmt.Sprintf("submission %s (template %s), created with the template's own submission", first.ID, templateID)
 		switch {
 		case contract.CheckSubmitForSigning(c.Status) == nil:
@@ -118,7 +119,7 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 				Details: "linked to " + details}}, nil
 		}
 		return nil, nil
-	})
+	}))
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "signing submissions created at the provider but not linked to their contract",
 			"contract", contractID, "template", templateID, "submissions", submissionIDs(created), "err", err)

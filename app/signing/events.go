@@ -93,6 +93,7 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 		if len(entries) > 0 {
 			c.UpdatedAt = now
 		}
+		fx.Add(s.events(ctx, *c, entries)...)
 		if c.Status != from {
 			// The owner's notice is written with the change, or not at all.
 			if m, ok := s.ownerNotice(ctx, *c, e); ok {
@@ -176,4 +177,32 @@ func decide(c *contract.Contract, r report, now time.Time) ([]contract.AuditEntr
 		return progress(fmt.Sprintf("%s; the contract stays %s", r.details, c.Status)), err
 	}
 	return ch.Audit(contract.ActionSigningEvent, 0, now, r.details), nil
+}
+
+// withEvents wraps a contract change so that the entries it writes add
+// their webhook events to fx, in its transaction.
+func (s *Service) withEvents(ctx context.Context, fx *ports.Effects, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	return func(c *contract.Contract) ([]contract.AuditEntry, error) {
+		entries, err := fn(c)
+		if err == nil {
+			fx.Add(s.events(ctx, *c, entries)...)
+		}
+		return entries, err
+	}
+}
+
+// events are the webhook events of a change of c that writes entries,
+// each carrying c as the API returns it (rendered in the change's
+// transaction).
+func (s *Service) events(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
+	fx := ports.ContractEvents(c.ID, entries)
+	if len(fx) == 0 || s.d.Render == nil {
+		return fx
+	}
+	data, err := s.d.Render(ctx, c)
+	if err != nil {
+		s.d.Logger.ErrorContext(ctx, "render a contract for its webhook events", "contract", c.ID, "err", err)
+		return fx // rendered by the delivery worker instead
+	}
+	return ports.WithEventData(fx, data)
 }

@@ -21,6 +21,7 @@ import (
 	"counsel/domain/mail"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,6 +54,9 @@ type Contracts interface {
 
 // Deps are what the service needs.
 type Deps struct {
+	// Render renders a contract as the API returns it, for the webhook
+	// events of its changes; nil leaves that to the delivery worker.
+	Render    func(ctx context.Context, v any) (json.RawMessage, error)
 	Contracts Contracts
 	Signing   ports.ContractSigningStore
 	Blobs     ports.BlobStore
@@ -174,7 +178,8 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 	sub := created[0]
 
 	details := fmt.Sprintf("submission %s (template %s) to %s; documents: %s", sub.ID, tpl.ID, submitterList(subs), documentList(docs))
-	_, err = s.d.Contracts.UpdateContract(ctx, contractID, func(c *contract.Contract) ([]contract.AuditEntry, error) {
+	ctx, fx := ports.WithEffects(ctx)
+	_, err = s.d.Contracts.UpdateContract(ctx, contractID, s.withEvents(ctx, fx, func(c *contract.Contract) ([]contract.AuditEntry, error) {
 		// The provider was called outside this transaction: the state
 		// is decided again on the contract as it is now.
 		ch, err := c.SubmitForSigning(tpl.ID, sub.ID)
@@ -183,7 +188,7 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 		}
 		c.UpdatedAt = now
 		return ch.Audit(contract.ActionSubmittedForSigning, p.UserID, now, details), nil
-	})
+	}))
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "signing submission created at the provider but not linked to its contract",
 			"contract", contractID, "template", tpl.ID, "submission", sub.ID, "err", err)

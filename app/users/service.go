@@ -7,6 +7,7 @@ package users
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -14,6 +15,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/audit"
 	"counsel/domain/user"
+	"counsel/domain/webhook"
 	"counsel/ports"
 )
 
@@ -45,6 +47,10 @@ type Deps struct {
 	Recent RecentAuth
 	// Sessions lists and ends other users' sessions (the accounts service).
 	Sessions ports.SessionAdmin
+	// Render renders a user as the API returns it, for the webhook event
+	// of its deletion (read before it); nil: the event's data is the
+	// user's id alone.
+	Render func(ctx context.Context, v any) (json.RawMessage, error)
 }
 
 // RecentAuth is the part of ports.Reauthenticator the service calls.
@@ -216,7 +222,7 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
 		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
-	}))
+	}), ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
 	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs, roleCheck(p, 0, in.RoleIDs))
 	if err != nil {
 		return user.Profile{}, err
@@ -251,10 +257,11 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 			fields = append(fields, "roles")
 		}
 		if len(fields) > 0 {
-			fx.Add(ports.Audit(ctx, audit.UserUpdated, audit.TargetUser, target, map[string]any{"fields": fields}))
+			fx.Add(ports.Audit(ctx, audit.UserUpdated, audit.TargetUser, target, map[string]any{"fields": fields}),
+				ports.UserEvent(webhook.UserUpdated, id))
 		}
 		if before.Active && !u.Active {
-			fx.Add(ports.Audit(ctx, audit.UserDeactivated, audit.TargetUser, target, nil))
+			fx.Add(ports.Audit(ctx, audit.UserDeactivated, audit.TargetUser, target, nil), ports.UserEvent(webhook.UserDeactivated, id))
 		}
 		return nil
 	}, account.KeepAnAdmin(account.LastAdminChange))
@@ -302,7 +309,7 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 		return domain.Errorf(domain.ECONFLICT, "you cannot delete yourself")
 	}
 	ctx, fx := ports.WithEffects(ctx)
-	fx.Add(ports.Audit(ctx, audit.UserDeleted, audit.TargetUser, strconv.FormatInt(id, 10), nil))
+	fx.Add(ports.Audit(ctx, audit.UserDeleted, audit.TargetUser, strconv.FormatInt(id, 10), nil), s.deletedEvent(ctx, id))
 	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
 		return err
 	}
@@ -492,4 +499,22 @@ func (s *Service) RemoveReviewers(ctx context.Context, offeringID int64, userIDs
 		return nil, err
 	}
 	return s.d.Store.RemoveReviewers(ctx, offeringID, ids)
+}
+
+// deletedEvent is the webhook event of deleting user id, with the user
+// as the API returned it just before.
+func (s *Service) deletedEvent(ctx context.Context, id int64) ports.Effect {
+	ev := ports.UserEvent(webhook.UserDeleted, id).(ports.WebhookEvent)
+	if s.d.Render == nil {
+		return ev
+	}
+	prof, err := s.d.Store.Profile(ctx, id, true)
+	if err != nil {
+		return ev // the deletion answers for an unknown user
+	}
+	prof.ComputePQY(s.d.Clock.Now())
+	if data, err := s.d.Render(ctx, prof); err == nil {
+		ev.Data = data
+	}
+	return ev
 }

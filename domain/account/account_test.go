@@ -19,14 +19,14 @@ func TestPermissionNames(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	all := account.AllPermissions()
-	is.Equal(len(all), 18) // the permissions of docs/decisions.md §3, and AuditView of §18
+	is.Equal(len(all), 19) // the permissions of docs/decisions.md §3, AuditView of §18 and WebhooksManage of §17
 	want := []string{
 		"UsersView", "UsersCreate", "UsersEdit", "UsersDelete",
 		"RemunerationsCreate", "RemunerationsEdit",
 		"RolesView", "RolesCreate", "RolesEdit", "RolesDelete",
 		"PermissionsView", "OfficesEdit", "OfferingsEdit",
 		"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
-		"AuditView",
+		"AuditView", "WebhooksManage",
 	}
 	for i, p := range all {
 		is.Equal(p.String(), want[i]) // documented order and spelling

@@ -34,6 +34,9 @@ const (
 	// AuditView reads the security and administration events
 	// (docs/decisions.md §18).
 	AuditView
+	// WebhooksManage manages the outbound webhook subscriptions and reads
+	// their deliveries (docs/decisions.md §17).
+	WebhooksManage
 	numPermissions
 )
 
@@ -44,6 +47,7 @@ var permissionNames = [numPermissions]string{
 	"PermissionsView", "OfficesEdit", "OfferingsEdit",
 	"ContractView", "ContractCreate", "ContractEdit", "ContractDelete",
 	"AuditView",
+	"WebhooksManage",
 }
 
 // Area is the permissions of one area of the firm's work, as role forms
@@ -62,6 +66,7 @@ var areas = []Area{
 	{"Offices and offerings", []Permission{OfficesEdit, OfferingsEdit}},
 	{"Contracts", []Permission{ContractView, ContractCreate, ContractEdit, ContractDelete}},
 	{"Security", []Permission{AuditView}},
+	{"Integrations", []Permission{WebhooksManage}},
 }
 
 // Areas returns the permissions grouped by area.

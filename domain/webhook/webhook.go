@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"counsel/domain"
+	"counsel/domain/contract"
 )
 
 // Event types of docs/decisions.md §17, and the test event.
@@ -125,6 +126,10 @@ func NextAttempt(n int, scale float64) (time.Duration, bool) {
 	return time.Duration(float64(Schedule[n-1]) * scale), true
 }
 
+// Retention is how long events are kept, with their deliveries and
+// attempts, once none is pending (housekeeping removes older ones).
+const Retention = 30 * 24 * time.Hour
+
 // Timeout is how long a receiver has to answer 2xx.
 const Timeout = 10 * time.Second
 
@@ -194,4 +199,56 @@ func Refused(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// Change is an event a change causes: its type and, for a status change,
+// the statuses (their API names).
+type Change struct {
+	Type     string
+	From, To string
+}
+
+// ContractChanges are the events of a contract change, read from the
+// history entries it writes: each entry's own event (created, updated,
+// document added or removed, deleted; submitted for signing; a signing
+// provider's event that completed, declined or expired the signing), and
+// contract.status_changed for every entry that moved the status.
+func ContractChanges(entries []contract.AuditEntry) []Change {
+	var out []Change
+	for _, e := range entries {
+		moved := e.From != 0 && e.To != 0 && e.From != e.To
+		var t string
+		switch e.Action {
+		case contract.ActionCreated:
+			t = ContractCreated
+		case contract.ActionUpdated:
+			t = ContractUpdated
+		case contract.ActionDocumentAdded:
+			t = ContractDocumentAdded
+		case contract.ActionDocumentRemoved:
+			t = ContractDocumentRemoved
+		case contract.ActionDeleted:
+			t = ContractDeleted
+		case contract.ActionSubmittedForSigning:
+			t = SigningSubmitted
+		case contract.ActionSigningEvent:
+			if moved {
+				switch e.To {
+				case contract.Signed:
+					t = SigningCompleted
+				case contract.Declined:
+					t = SigningDeclined
+				case contract.Expired:
+					t = SigningExpired
+				}
+			}
+		}
+		if t != "" {
+			out = append(out, Change{Type: t})
+		}
+		if moved {
+			out = append(out, Change{Type: ContractStatusChanged, From: e.From.String(), To: e.To.String()})
+		}
+	}
+	return out
 }

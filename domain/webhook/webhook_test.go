@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/domain"
+	"counsel/domain/contract"
 )
 
 // The test vector of the Standard Webhooks specification's libraries.
@@ -150,4 +151,38 @@ func parseForFuzz(s string) (string, error) {
 		return "", err
 	}
 	return u.Hostname(), nil
+}
+
+func TestContractChanges(t *testing.T) {
+	type e = contract.AuditEntry
+	for _, tt := range []struct {
+		name    string
+		entries []contract.AuditEntry
+		want    []Change
+	}{
+		{"nothing", nil, nil},
+		{"created", []e{{Action: contract.ActionCreated, To: contract.Draft}}, []Change{{Type: ContractCreated}}},
+		{"updated", []e{{Action: contract.ActionUpdated}}, []Change{{Type: ContractUpdated}}},
+		{"updated with a status", []e{{Action: contract.ActionUpdated}, {Action: contract.ActionStatusChanged, From: contract.Draft, To: contract.ContractDesign}},
+			[]Change{{Type: ContractUpdated}, {Type: ContractStatusChanged, From: "Draft", To: "ContractDesign"}}},
+		{"documents", []e{{Action: contract.ActionDocumentAdded}, {Action: contract.ActionDocumentRemoved}},
+			[]Change{{Type: ContractDocumentAdded}, {Type: ContractDocumentRemoved}}},
+		{"deleted", []e{{Action: contract.ActionDeleted, From: contract.Draft}}, []Change{{Type: ContractDeleted}}},
+		{"submitted", []e{{Action: contract.ActionSubmittedForSigning, From: contract.Draft, To: contract.WaitingForClientSignature}},
+			[]Change{{Type: SigningSubmitted}, {Type: ContractStatusChanged, From: "Draft", To: "WaitingForClientSignature"}}},
+		{"linked to signing", []e{{Action: contract.ActionSubmittedForSigning}}, []Change{{Type: SigningSubmitted}}},
+		{"completed", []e{{Action: contract.ActionSigningEvent, From: contract.WaitingForClientSignature, To: contract.Signed}},
+			[]Change{{Type: SigningCompleted}, {Type: ContractStatusChanged, From: "WaitingForClientSignature", To: "Signed"}}},
+		{"declined", []e{{Action: contract.ActionSigningEvent, From: contract.WaitingForClientSignature, To: contract.Declined}},
+			[]Change{{Type: SigningDeclined}, {Type: ContractStatusChanged, From: "WaitingForClientSignature", To: "Declined"}}},
+		{"expired", []e{{Action: contract.ActionSigningEvent, From: contract.WaitingForClientSignature, To: contract.Expired}},
+			[]Change{{Type: SigningExpired}, {Type: ContractStatusChanged, From: "WaitingForClientSignature", To: "Expired"}}},
+		{"one signer of several", []e{{Action: contract.ActionSigningEvent}}, nil},
+		{"evidence", []e{{Action: contract.ActionSigningCompleted}}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(ContractChanges(tt.entries), tt.want)
+		})
+	}
 }

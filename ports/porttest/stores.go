@@ -36,6 +36,7 @@ type Stores struct {
 	Audit         ports.AuditStore
 	KeyDates      ports.KeyDateStore
 	Signing       ports.SigningStore
+	Webhooks      ports.WebhookStore
 	// Rows counts the rows of a table, for the suites to see what no
 	// port shows (bytes no document names).
 	Rows func(ctx context.Context, table string) (int64, error)
@@ -60,7 +61,7 @@ func StoreSuites(t *testing.T, open func(t *testing.T) Stores) {
 		{"Remunerations", RemunerationsSuite}, {"Contracts", ContractsSuite}, {"ContractList", ContractListSuite},
 		{"Blobs", BlobsSuite}, {"DocumentBytes", DocumentBytesSuite},
 		{"SigningRecords", SigningRecordsSuite}, {"Effects", EffectsSuite}, {"KeyDates", KeyDatesSuite},
-		{"SigningReminders", SigningRemindersSuite},
+		{"SigningReminders", SigningRemindersSuite}, {"Webhooks", WebhooksSuite},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) {
