@@ -61,7 +61,7 @@ func notify(ctx context.Context, x q, payload string) error {
 	if _, err := x.exec(ctx, `SELECT pg_notify('`+channel+`', ?)`, payload); err != nil {
 		return err
 	}
-	if x.changed != nil && payload != changedMail {
+	if x.changed != nil && (payload == changedPrincipals || payload == changedProfiles) {
 		*x.changed = true
 	}
 	return nil
