@@ -344,7 +344,9 @@ func (s *Server) Exec(t testing.TB, statement string) {
 		}
 		return
 	}
-	db, err := sql.Open("sqlite", s.App.DB().Path())
+	// The service's background writers (outboxes, jobs) hold the file's
+	// one write lock now and then: wait for it as the service does.
+	db, err := sql.Open("sqlite", "file:"+s.App.DB().Path()+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatalf("exec: %v", err)
 	}
