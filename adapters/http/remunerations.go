@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -219,6 +220,15 @@ func (s *server) handleCreateRemuneration() http.HandlerFunc {
 }
 
 func (s *server) handlePQEAdjustments() http.HandlerFunc {
+	return pagedOf(s, func(ctx context.Context, id, limit, offset int64) ([]user.StaffAdjustment, int64, error) {
+		return s.svc.Remunerations.PQEAdjustments(ctx, id, limit, offset)
+	}, toPQEAdjustment)
+}
+
+// pagedOf answers a page (Limit, Offset) of what list returns for the
+// resource {id}, each item rendered by dto. list is called per request
+// (the services are set after the routes).
+func pagedOf[T, D any](s *server, list func(ctx context.Context, id, limit, offset int64) ([]T, int64, error), dto func(T) D) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := pathID(r, "id")
 		if err != nil {
@@ -231,10 +241,10 @@ func (s *server) handlePQEAdjustments() http.HandlerFunc {
 			s.fail(w, r, err)
 			return
 		}
-		as, count, err := s.svc.Remunerations.PQEAdjustments(r.Context(), id, limit, offset)
-		items := make([]pqeAdjustmentDTO, len(as))
+		as, count, err := list(r.Context(), id, limit, offset)
+		items := make([]D, len(as))
 		for i, a := range as {
-			items[i] = toPQEAdjustment(a)
+			items[i] = dto(a)
 		}
 		s.reply(w, r, http.StatusOK, newPage(items, count, offset), err)
 	}

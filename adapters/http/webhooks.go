@@ -216,25 +216,9 @@ func (s *server) handleTestWebhook() http.HandlerFunc {
 }
 
 func (s *server) handleWebhookDeliveries() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r, "id")
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		f := domain.FieldErrors{}
-		limit, offset := paging(query(r), f)
-		if err := f.Err(); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		as, count, err := s.svc.Webhooks.Deliveries(r.Context(), id, limit, offset)
-		items := make([]webhookDeliveryDTO, len(as))
-		for i, a := range as {
-			items[i] = toWebhookDelivery(a)
-		}
-		s.reply(w, r, http.StatusOK, newPage(items, count, offset), err)
-	}
+	return pagedOf(s, func(ctx context.Context, id, limit, offset int64) ([]ports.WebhookAttempt, int64, error) {
+		return s.svc.Webhooks.Deliveries(ctx, id, limit, offset)
+	}, toWebhookDelivery)
 }
 
 func (s *server) handleRetryWebhookDelivery() http.HandlerFunc {
