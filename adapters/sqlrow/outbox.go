@@ -24,10 +24,27 @@ func (s OutboxStore) scan(sc Scanner, m *ports.OutboxMail, more ...any) error {
 		Time(s.e, &m.CreatedAt), Time(s.e, &m.NextAttemptAt), NullTime(s.e, &m.SentAt), &m.Error}, more...)...)
 }
 
+// AnyDue reports whether query (a claim's SELECT of due rows) finds one,
+// read outside a transaction: an idle worker's poll then takes no write
+// lock (SQLite's one writer) and writes nothing.
+func AnyDue(ctx context.Context, e Engine, query string, args ...any) (bool, error) {
+	var one int
+	err := e.Read().Row(ctx, `SELECT 1 FROM (`+query+`) due LIMIT 1`, args...).Scan(&one)
+	if NoRows(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // ClaimMail implements ports.OutboxStore through the partial index
 // mail_outbox_due; on PostgreSQL rows another transaction holds are
 // skipped (SKIP LOCKED), so concurrent claims take different messages.
 func (s OutboxStore) ClaimMail(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.OutboxMail, error) {
+	const due = `SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= ?
+		AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`
+	if ok, err := AnyDue(ctx, s.e, due, s.e.Arg(now), s.e.Arg(now), limit); err != nil || !ok {
+		return nil, err
+	}
 	var out []ports.OutboxMail
 	lock := s.e.LockRow()
 	if lock != "" {
@@ -35,9 +52,7 @@ func (s OutboxStore) ClaimMail(ctx context.Context, now time.Time, lease time.Du
 	}
 	err := s.e.WriteTx(ctx, func(x Querier) error {
 		out = nil
-		ids, err := QueryAll(ctx, x, ID, `SELECT id FROM mail_outbox WHERE status = 'pending' AND next_attempt_at <= ?
-			AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at, id LIMIT ?`+lock,
-			s.e.Arg(now), s.e.Arg(now), limit)
+		ids, err := QueryAll(ctx, x, ID, due+lock, s.e.Arg(now), s.e.Arg(now), limit)
 		if err != nil || len(ids) == 0 {
 			return err
 		}

@@ -254,55 +254,77 @@ func newClaimToken() (string, error) {
 // its new claimed_until (READ COMMITTED re-reads a row it waited for), so
 // concurrent claims take different deliveries.
 func (s WebhookStore) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]ports.ClaimedDelivery, error) {
-	var out []ports.ClaimedDelivery
+	const due = `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+		AND (claimed_until IS NULL OR claimed_until <= ?)
+		AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE active = 1)
+		ORDER BY next_attempt_at, id LIMIT ?`
+	args := []any{s.e.Arg(now), s.e.Arg(now), limit}
+	if ok, err := AnyDue(ctx, s.e, due, args...); err != nil || !ok {
+		return nil, err
+	}
 	lock := s.e.LockRow()
 	if lock != "" {
 		lock += " SKIP LOCKED"
 	}
 	until := now.Add(lease)
+	var out []ports.ClaimedDelivery
 	err := s.e.WriteTx(ctx, func(x Querier) error {
 		out = nil
-		ids, err := QueryAll(ctx, x, ID, `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
-			AND (claimed_until IS NULL OR claimed_until <= ?)
-			AND subscription_id IN (SELECT id FROM webhook_subscriptions WHERE active = 1)
-			ORDER BY next_attempt_at, id LIMIT ?`+lock, s.e.Arg(now), s.e.Arg(now), limit)
+		ids, err := QueryAll(ctx, x, ID, due+lock, args...)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		for _, id := range ids {
-			token, err := newClaimToken()
-			if err != nil {
-				return err
-			}
-			if _, err := x.Exec(ctx, `UPDATE webhook_deliveries SET claimed_until = ?, claim_token = ? WHERE id = ?`,
-				s.e.Arg(until), token, id); err != nil {
-				return err
-			}
-			d := ports.ClaimedDelivery{ID: id, Token: token, ClaimedUntil: until}
+		// One token for the batch: a claim taken over later gets its own.
+		token, err := newClaimToken()
+		if err != nil {
+			return err
+		}
+		in, idArgs := s.e.In("id", ids)
+		if _, err := x.Exec(ctx, `UPDATE webhook_deliveries SET claimed_until = ?, claim_token = ? WHERE `+in,
+			append([]any{s.e.Arg(until), token}, idArgs...)...); err != nil {
+			return err
+		}
+		in, idArgs = s.e.In("d.id", ids)
+		out, err = QueryAll(ctx, x, func(sc Scanner) (ports.ClaimedDelivery, error) {
+			d := ports.ClaimedDelivery{Token: token, ClaimedUntil: until}
 			var data *string
-			var subID int64
-			err = x.Row(ctx, `SELECT d.attempts, d.created_at, d.subscription_id, e.id, e.type, e.resource, e.resource_id,
-				e.from_status, e.to_status, e.data, e.created_at
-				FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.id = ?`, id).Scan(
-				&d.Attempts, Time(s.e, &d.CreatedAt), &subID, &d.Event.ID, &d.Event.Type, &d.Event.Resource, &d.Event.ResourceID,
-				&d.Event.FromStatus, &d.Event.ToStatus, &data, Time(s.e, &d.Event.CreatedAt))
-			if err != nil {
-				return err
-			}
+			sub, err := s.scanSub(prefixScanner{sc, []any{&d.ID, &d.Attempts, Time(s.e, &d.CreatedAt),
+				&d.Event.ID, &d.Event.Type, &d.Event.Resource, &d.Event.ResourceID, &d.Event.FromStatus, &d.Event.ToStatus,
+				&data, Time(s.e, &d.Event.CreatedAt)}})
+			d.Subscription = sub
 			if data != nil {
 				d.Event.Data = json.RawMessage(*data)
 			}
-			if d.Subscription, err = s.scanSub(x.Row(ctx, `SELECT `+webhookCols+` FROM webhook_subscriptions WHERE id = ?`, subID)); err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		return nil
+			return d, err
+		}, `SELECT d.id, d.attempts, d.created_at, e.id, e.type, e.resource, e.resource_id, e.from_status, e.to_status,
+			e.data, e.created_at, `+prefixed("w.", webhookCols)+`
+			FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+			JOIN webhook_subscriptions w ON w.id = d.subscription_id
+			WHERE `+in+` ORDER BY d.next_attempt_at, d.id`, idArgs...)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim webhook deliveries: %w", err)
 	}
 	return out, nil
+}
+
+// prefixScanner scans a row whose first columns go to pre, the rest to
+// what Scan is given.
+type prefixScanner struct {
+	sc  Scanner
+	pre []any
+}
+
+func (p prefixScanner) Scan(dest ...any) error { return p.sc.Scan(append(p.pre, dest...)...) }
+
+// prefixed qualifies each of the comma-separated columns cols with p.
+func prefixed(p, cols string) string {
+	fs := strings.Split(cols, ",")
+	for i, f := range fs {
+		fs[i] = p + strings.TrimSpace(f)
+	}
+	return strings.Join(fs, ", ")
 }
 
 // SetEventData implements ports.WebhookStore.
