@@ -80,17 +80,31 @@ func (s OutboxStore) ClaimMail(ctx context.Context, now time.Time, lease time.Du
 	return out, nil
 }
 
-// attachments fills the attachments of ms.
+// attachments fills the attachments of ms, read in one query.
 func (s OutboxStore) attachments(ctx context.Context, x Querier, ms []ports.OutboxMail) error {
-	for i := range ms {
-		as, err := QueryAll(ctx, x, func(sc Scanner) (ports.Attachment, error) {
-			var a ports.Attachment
-			return a, sc.Scan(&a.Name, &a.ContentType, &a.Data)
-		}, `SELECT name, content_type, data FROM mail_attachments WHERE mail_id = ? ORDER BY position`, ms[i].ID)
-		if err != nil {
-			return err
-		}
-		ms[i].Attachments = as
+	if len(ms) == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(ms))
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		at[m.ID], ids[i] = i, m.ID
+	}
+	in, args := s.e.In("mail_id", ids)
+	type row struct {
+		mail int64
+		a    ports.Attachment
+	}
+	rows, err := QueryAll(ctx, x, func(sc Scanner) (row, error) {
+		var r row
+		return r, sc.Scan(&r.mail, &r.a.Name, &r.a.ContentType, &r.a.Data)
+	}, `SELECT mail_id, name, content_type, data FROM mail_attachments WHERE `+in+` ORDER BY mail_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		i := at[r.mail]
+		ms[i].Attachments = append(ms[i].Attachments, r.a)
 	}
 	return nil
 }
