@@ -330,9 +330,15 @@ type refreshWrites struct {
 	freshSessions []string
 }
 
+// queue adds the group's writes to b. The write is planned for its
+// arguments each time: a plan cached by the connection would be the one
+// made while the table was small (a scan of it, cheaper then than looking
+// rows up by position), and would go on scanning a table that has grown.
 func (w *refreshWrites) queue(b *pgx.Batch, now time.Time) {
 	if len(w.used)+len(w.revoke) > 0 {
+		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
 		b.Queue(refreshWriteSQL, now, w.used, w.revoke, w.fresh, w.freshSessions)
+		b.Queue(`SET LOCAL plan_cache_mode = DEFAULT`)
 	}
 }
 

@@ -129,3 +129,67 @@ func TestRefreshAcrossInstances(t *testing.T) {
 	alone := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load() - wrote
 	is.True(alone >= 1 && alone <= int64(sessions)) // conditional writes
 }
+
+// TestRefreshWritePlanOutlivesGrowth: a connection's cached plan for the
+// group write, made while refresh_tokens was nearly empty, must not scan
+// the table once it has grown: the writes of a group find their rows by
+// position whatever the statistics said when the statement was prepared.
+func TestRefreshWritePlanOutlivesGrowth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	is := is.New(t)
+	db := openDB(t)
+	s := NewAccountStore(db)
+	_, err := s.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"})
+	is.NoErr(err)
+	const sessions = 16
+	for i := range sessions {
+		ss := account.Session{ID: fmt.Sprint("s", i), UserID: 1, Method: account.MethodIdP, CreatedAt: porttest.T0, ExpiresAt: porttest.T0.Add(time.Hour)}
+		is.NoErr(s.CreateSession(ctx, ss, fmt.Appendf(nil, "s%d-0", i)))
+	}
+	round := 0
+	refreshAll := func() { // every session at once, so that groups hold several
+		t.Helper()
+		var wg sync.WaitGroup
+		for i := range sessions {
+			wg.Go(func() {
+				next := fmt.Appendf(nil, "s%d-%d", i, round+1)
+				err := s.Refresh(ctx, account.Rotation{TokenHash: fmt.Appendf(nil, "s%d-%d", i, round)}, func(st *account.RefreshState) error {
+					st.NewTokenHash = next
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		round++
+	}
+	for range 40 { // past the point where a prepared statement may switch to a generic plan
+		refreshAll()
+	}
+	_, err = db.pool.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at, used_at)
+		SELECT sha256(i::text::bytea), 's0', $1, $1 FROM generate_series(1, 50000) AS i`, porttest.T0)
+	is.NoErr(err)
+	read := func() int64 {
+		t.Helper()
+		for _, c := range db.pool.AcquireAllIdle(ctx) { // each backend reports its counts now, not within the second
+			_, err := c.Exec(ctx, `SELECT pg_stat_force_next_flush()`)
+			is.NoErr(err)
+			c.Release()
+		}
+		var rows int64
+		_, err := db.pool.Exec(ctx, `SELECT pg_stat_clear_snapshot()`)
+		is.NoErr(err)
+		is.NoErr(db.pool.QueryRow(ctx, `SELECT coalesce(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relid = 'refresh_tokens'::regclass`).Scan(&rows))
+		return rows
+	}
+	before := read()
+	for range 20 {
+		refreshAll()
+	}
+	scanned := read() - before
+	t.Logf("rows read by sequential scans: %d", scanned)
+	is.True(scanned < 50000) // the group writes did not read the table through
+}
