@@ -396,21 +396,6 @@ func formatError(err error) error {
 	return err
 }
 
-// noRows reports whether err is "no rows in result set".
-func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// utc returns t in UTC (pgx reads timestamptz in the local zone).
-func utc(t time.Time) time.Time { return t.UTC() }
-
-// utcp is utc for an optional time.
-func utcp(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
 // nullTime stores a zero or nil time as NULL.
 func nullTime(t *time.Time) any {
 	if t == nil || t.IsZero() {
@@ -540,3 +525,5 @@ func (dialect) LockedUntil(t time.Time) any { return nullTime(&t) }
 func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }
 
 func (dialect) IsTrue(col string) string { return col }
+
+func (dialect) IndexedBy(string) string { return "" }

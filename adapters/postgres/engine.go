@@ -58,3 +58,6 @@ func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) er
 func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.accessTx(ctx, func(x q) error { return fn(x) })
 }
+
+// Stores returns the stores of db written whole in sqlrow.
+func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}) }

@@ -33,9 +33,9 @@ func TestStoreSuites(t *testing.T) {
 
 func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
-		Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
-		Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db), Webhooks: NewWebhookStore(db),
+		Accounts: NewAccountStore(db), Roles: db.Stores().Roles, Users: NewUserStore(db),
+		Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
+		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
 			err = db.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 			return n, err
@@ -66,7 +66,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		users := NewUserStore(db)
-		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts,
+		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }
@@ -80,7 +80,7 @@ func TestPasskeyStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts}
 	})
 }
 
@@ -93,6 +93,6 @@ func TestTOTPStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: NewTOTPStore(db), Accounts: accounts}
+		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts}
 	})
 }

@@ -502,7 +502,7 @@ func TestUserAccess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
-	roles := NewRoleStore(db)
+	roles := db.Stores().Roles
 	viewers, err := roles.CreateRole(ctx, account.RoleInput{Name: "Viewers"})
 	if err != nil {
 		t.Fatal(err)
@@ -656,7 +656,7 @@ func TestBootstrap(t *testing.T) {
 	is := is.New(t)
 	db := openDB(t)
 	s := NewAccountStore(db)
-	roles := NewRoleStore(db)
+	roles := db.Stores().Roles
 
 	created, err := s.Bootstrap(ctx, account.NewUser{Email: " Boss@Example.com ", FirstName: "Admin", PasswordHash: "h1"})
 	is.NoErr(err)    // bootstrap
@@ -737,7 +737,7 @@ func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
-	roles := NewRoleStore(db)
+	roles := db.Stores().Roles
 	if _, err := roles.CreateRole(ctx, account.RoleInput{Name: "Also Default", IsDefaultRole: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -56,22 +56,6 @@ func searchHint(term string) string {
 	return " INDEXED BY contracts_search"
 }
 
-// listColumns are the columns of a list item (no long text), in the order
-// scanListItem reads them.
-const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
-
-func scanListItem(s rowScanner) (contract.Contract, error) {
-	var c contract.Contract
-	var r contractRow
-	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated,
-		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
-	r.fill(&c)
-	return c, err
-}
-
 // sortColumns maps each sort field to its ORDER BY expression; each has
 // an index ending in id.
 var sortColumns = map[contract.SortField]string{
@@ -316,7 +300,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 	}
 	var rows *sql.Rows
 	if ids != nil {
-		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
+		rows, err = q.QueryContext(ctx, `SELECT `+sqlrow.ContractItemCols+` FROM contracts c NOT INDEXED WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
 	} else {
 		from, inner := " FROM contracts c", order
 		switch {
@@ -338,7 +322,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 			// statistics (it cannot tell the matches are few).
 			inner = sortOrder(f, "+")
 		}
-		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (SELECT c.id`+from+
+		rows, err = q.QueryContext(ctx, `SELECT `+sqlrow.ContractItemCols+` FROM contracts c NOT INDEXED WHERE c.id IN (SELECT c.id`+from+
 			where+inner+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
 	}
 	if err != nil {
@@ -346,7 +330,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 	}
 	defer rows.Close()
 	for rows.Next() {
-		c, err := scanListItem(rows)
+		c, err := sqlrow.ScanContractItem(dialect{}, rows)
 		if err != nil {
 			return nil, 0, err
 		}

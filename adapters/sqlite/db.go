@@ -668,15 +668,6 @@ func nullMs(t *time.Time) any {
 	return t.UnixMilli()
 }
 
-// fromNullMs decodes an optional time.
-func fromNullMs(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMs(v.Int64)
-	return &t
-}
-
 // Import inserts rows into table (columns cols) in one transaction: bulk
 // copies between databases (counsel copy) use it.
 func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]any) error {

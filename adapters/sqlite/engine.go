@@ -102,3 +102,17 @@ func (c cachedReads) Exec(ctx context.Context, query string, args ...any) (int64
 func (c cachedReads) Insert(ctx context.Context, query string, args ...any) (int64, error) {
 	return sq{c.db.read}.Insert(ctx, query, args...)
 }
+
+// writeTxOf returns the transaction of WriteTx's querier x, for the
+// statements a store runs prepared on the writer.
+func writeTxOf(x sqlrow.Querier) (*sql.Tx, error) {
+	if t, ok := x.(trackedTx); ok {
+		if tx, ok := t.q.(*sql.Tx); ok {
+			return tx, nil
+		}
+	}
+	return nil, errors.New("a write outside a write transaction")
+}
+
+// Stores returns the stores of db written whole in sqlrow.
+func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}) }

@@ -45,7 +45,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
-	return db, sqlite.NewIdentityStore(db), ada, bob
+	return db, db.Stores().Identities, ada, bob
 }
 
 func TestIdentityMigration(t *testing.T) {
@@ -165,7 +165,7 @@ func TestProvisionUser(t *testing.T) {
 	t.Parallel()
 	db, st, ada, _ := identityFixture(t)
 	ctx := context.Background()
-	roles := sqlite.NewRoleStore(db)
+	roles := db.Stores().Roles
 
 	t.Run("created with the default roles and linked", func(t *testing.T) {
 		is := is.New(t)

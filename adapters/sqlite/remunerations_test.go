@@ -34,7 +34,7 @@ func TestRemunerationStore(t *testing.T) {
 	is := is.New(t)
 	db := open(t)
 	us := sqlite.NewUserStore(db)
-	s := sqlite.NewRemunerationStore(db)
+	s := db.Stores().Remunerations
 	office, _ := us.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	jane, err := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com", func(u *user.User) {
 		u.AdmissionDate, u.OfficeID = ptr(day("2010-01-01")), office.ID
@@ -138,7 +138,7 @@ func TestPQEAdjustmentStore(t *testing.T) {
 	is := is.New(t)
 	db := open(t)
 	us := sqlite.NewUserStore(db)
-	s := sqlite.NewRemunerationStore(db)
+	s := db.Stores().Remunerations
 	jane, _ := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
 	var ids []int64
 	for i, start := range []string{"2020-01-01", "2022-01-01", "2021-01-01", "2022-01-01"} {

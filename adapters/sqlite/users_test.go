@@ -207,7 +207,7 @@ func TestUserStoreUpdate(t *testing.T) {
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
 
-	roles, err := sqlite.NewRoleStore(db).Roles(ctx)
+	roles, err := db.Stores().Roles.Roles(ctx)
 	is.NoErr(err) // roles
 	var adminRole int64
 	for _, r := range roles {

@@ -160,6 +160,10 @@ type Dialect interface {
 	// IsTrue returns the condition that the boolean col holds, written as
 	// the engine's partial indexes on it are (col = 1 on SQLite).
 	IsTrue(col string) string
+	// IndexedBy returns the clause, after a table's name, that makes the
+	// engine read index (SQLite's INDEXED BY), or "" where the planner
+	// finds it by the query's conditions alone.
+	IndexedBy(index string) string
 	// LockedUntil encodes the end of a sign-in lock, the zero time as the
 	// schema stores "not locked" (0 on SQLite, NULL on PostgreSQL).
 	LockedUntil(t time.Time) any
