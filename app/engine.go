@@ -138,7 +138,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 			Engine: "postgres", pg: db,
 			Accounts: postgres.NewAccountStore(db), Roles: sh.Roles, Users: postgres.NewUserStore(db),
 			Remunerations: sh.Remunerations, Identities: sh.Identities,
-			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: postgres.NewBlobStore(db, spool),
+			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
 			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
 			Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 			OnEffects: db.OnEffects, OnChange: db.OnChange,
@@ -157,7 +157,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		Accounts: sqlite.NewAccountStore(db), Roles: sh.Roles, Users: sqlite.NewUserStore(db),
 		Remunerations: sh.Remunerations, Identities: sh.Identities,
 		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
-		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
+		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
 		Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 		OnEffects: db.OnEffects, OnChange: db.OnChange,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -25,11 +23,7 @@ type ContractStore struct {
 	postedIDs int
 }
 
-var (
-	_ ports.ContractStore        = (*ContractStore)(nil)
-	_ ports.ContractSigningStore = (*ContractStore)(nil)
-	_ ports.EvidenceStore        = (*ContractStore)(nil)
-)
+var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
 func NewContractStore(db *DB) *ContractStore {
@@ -57,14 +51,6 @@ func (contractRows) SaveContract(ctx context.Context, x sqlrow.Querier, c contra
 	_, err = x.Exec(ctx, `UPDATE contracts SET (`+contractWriteCols+`) = (`+placeholders(len(vals))+`) WHERE id = ?`,
 		append(vals, c.ID)...)
 	return err
-}
-
-func (r contractRows) WriteDocumentBytes(ctx context.Context, x sqlrow.Querier, d contract.Document, key string, body io.Reader) error {
-	tx, ok := x.(q)
-	if !ok {
-		return errors.New("write a document's bytes: not in a transaction")
-	}
-	return writeDocumentBytes(ctx, tx, d, key, body, r.db.Now())
 }
 
 // searchText is what a search reads: the searched columns lower-cased

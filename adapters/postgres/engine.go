@@ -14,11 +14,8 @@ type engine struct {
 	db *DB
 }
 
-var _ sqlrow.Engine = engine{}
-
 func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
-func (e engine) LockRow() string      { return " FOR UPDATE" }
 
 // PrincipalsChanged notifies with x's transaction (tx's).
 func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
@@ -60,4 +57,4 @@ func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) err
 }
 
 // Stores returns the stores of db written whole in sqlrow.
-func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}) }
+func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}, db.loadChunk) }

@@ -35,7 +35,7 @@ func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
 		Accounts: NewAccountStore(db), Roles: db.Stores().Roles, Users: NewUserStore(db),
 		Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
-		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
+		Contracts: NewContractStore(db), Blobs: db.Stores().Blobs(t.TempDir()), Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
 			err = db.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 			return n, err

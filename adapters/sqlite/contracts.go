@@ -4,35 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"strings"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
-	"counsel/ports"
 )
-
-// ContractStore implements ports.ContractStore, written once in sqlrow
-// but for the list (contracts_list.go) and the bulk import.
-type ContractStore struct {
-	sqlrow.ContractStore
-	db *DB
-	// knobs are the list planner's thresholds (contracts_list.go).
-	knobs listKnobs
-	// trace, when set, is told every query a list runs (the plan tests).
-	trace func(query string, args []any)
-}
-
-var (
-	_ ports.ContractStore        = (*ContractStore)(nil)
-	_ ports.ContractSigningStore = (*ContractStore)(nil)
-	_ ports.EvidenceStore        = (*ContractStore)(nil)
-)
-
-// NewContractStore returns the contract store of db.
-func NewContractStore(db *DB) *ContractStore {
-	return &ContractStore{ContractStore: sqlrow.NewContractStore(engine{db: db}, contractRows{db}), db: db, knobs: defaultKnobs}
-}
 
 // contractRows writes a contract's row with the writer's prepared
 // statements (hotWrites) and a document's bytes in chunks.
@@ -69,14 +45,6 @@ func (r contractRows) SaveContract(ctx context.Context, x sqlrow.Querier, c cont
 		c.DigitalContractID, c.DigitalContractSubmissionID, c.IsDigital(), ms(c.UpdatedAt),
 		sqlrow.NullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullMs(c.NoticeDate()), c.ID)
 	return err
-}
-
-func (r contractRows) WriteDocumentBytes(ctx context.Context, x sqlrow.Querier, d contract.Document, key string, body io.Reader) error {
-	tx, err := writeTxOf(x)
-	if err != nil {
-		return err
-	}
-	return writeDocumentBytes(ctx, tx, d, key, body, ms(r.db.Now()))
 }
 
 func nullInt(p *int64) any {

@@ -1,7 +1,8 @@
 package sqlite
 
 // The contract list's planner: how a filter becomes a count and a page,
-// and which index each query reads (issue 17). The CRUD is contracts.go;
+// and which index each query reads (issue 17). The CRUD is sqlrow's
+// ContractStore, the row writes and the import contracts.go;
 // the word path of a search is contract_words.go.
 
 import (
@@ -16,7 +17,26 @@ import (
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
+	"counsel/ports"
 )
+
+var _ ports.ContractStore = (*ContractStore)(nil)
+
+// ContractStore implements ports.ContractStore, written once in sqlrow
+// but for the list (this file) and the bulk import (contracts.go).
+type ContractStore struct {
+	sqlrow.ContractStore
+	db *DB
+	// knobs are the list planner's thresholds.
+	knobs listKnobs
+	// trace, when set, is told every query a list runs (the plan tests).
+	trace func(query string, args []any)
+}
+
+// NewContractStore returns the contract store of db.
+func NewContractStore(db *DB) *ContractStore {
+	return &ContractStore{ContractStore: sqlrow.NewContractStore(engine{db: db}, contractRows{db}), db: db, knobs: defaultKnobs}
+}
 
 // tracer is a queryer that reports each query before running it.
 type tracer struct {

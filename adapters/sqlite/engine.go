@@ -15,11 +15,8 @@ type engine struct {
 	db *DB
 }
 
-var _ sqlrow.Engine = engine{}
-
-func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
-func (e engine) LockRow() string      { return "" }
+func (e engine) Now() time.Time       { return e.db.Now() }
 
 // PrincipalsChanged marks x's transaction (WriteTx's): one process owns
 // the file, so there is no other instance to tell.
@@ -103,10 +100,14 @@ func (c cachedReads) Insert(ctx context.Context, query string, args ...any) (int
 	return sq{c.db.read}.Insert(ctx, query, args...)
 }
 
-// writeTxOf returns the transaction of WriteTx's querier x, for the
-// statements a store runs prepared on the writer.
+// writeTxOf returns the transaction of x, a write transaction's querier
+// (WriteTx's, or sq over writeTx's), for the statements a store runs
+// prepared on the writer.
 func writeTxOf(x sqlrow.Querier) (*sql.Tx, error) {
 	if t, ok := x.(trackedTx); ok {
+		x = t.sq
+	}
+	if t, ok := x.(sq); ok {
 		if tx, ok := t.q.(*sql.Tx); ok {
 			return tx, nil
 		}
@@ -115,4 +116,4 @@ func writeTxOf(x sqlrow.Querier) (*sql.Tx, error) {
 }
 
 // Stores returns the stores of db written whole in sqlrow.
-func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}) }
+func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}, db.loadChunk) }

@@ -155,3 +155,6 @@ func (dialect) Fold(col string) string { return col + " COLLATE NOCASE" }
 func (dialect) IsTrue(col string) string { return col + " = 1" }
 
 func (dialect) IndexedBy(index string) string { return " INDEXED BY " + index }
+
+// LockRow is empty: a write transaction is the file's only writer.
+func (dialect) LockRow() string { return "" }

@@ -13,7 +13,7 @@ func TestStoreSuites(t *testing.T) {
 	t.Parallel()
 	porttest.StoreSuites(t, func(t *testing.T) porttest.Stores {
 		db := openDB(t)
-		blobs := NewBlobStore(db, t.TempDir())
+		blobs := db.Stores().Blobs(t.TempDir())
 		return porttest.Stores{
 			Accounts: NewAccountStore(db), Roles: db.Stores().Roles, Users: NewUserStore(db),
 			Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,

@@ -42,6 +42,11 @@ type ContractStore struct {
 	rows ContractRows
 }
 
+var (
+	_ ports.ContractSigningStore = ContractStore{}
+	_ ports.EvidenceStore        = ContractStore{}
+)
+
 // NewContractStore returns the contract store of e.
 func NewContractStore(e Engine, rows ContractRows) ContractStore {
 	return ContractStore{SigningRecords: SigningRecords{E: e}, e: e, rows: rows}

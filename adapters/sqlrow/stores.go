@@ -8,9 +8,11 @@ import (
 
 // Stores are the stores written whole in this package, on one engine:
 // each engine's DB hands them out (DB.Stores), and builds itself only
-// the stores it writes partly its own way (accounts, users, contracts,
-// blobs).
+// the stores it writes partly its own way (accounts, users, contracts).
 type Stores struct {
+	e     Engine
+	chunk LoadChunk
+
 	Roles         RoleStore
 	Identities    IdentityStore
 	Remunerations RemunerationStore
@@ -26,15 +28,20 @@ type Stores struct {
 	BackupLog     BackupLog
 }
 
-// NewStores returns the stores of e.
-func NewStores(e Engine) Stores {
+// NewStores returns the stores of e, whose blobs' chunks chunk reads.
+func NewStores(e Engine, chunk LoadChunk) Stores {
 	return Stores{
+		e: e, chunk: chunk,
 		Roles: NewRoleStore(e), Identities: NewIdentityStore(e), Remunerations: NewRemunerationStore(e),
 		Signing: NewSigningStore(e), TOTP: NewTOTPStore(e), APIKeys: NewAPIKeyStore(e), Passkeys: NewPasskeyStore(e),
 		Calendars: NewCalendarStore(e), Audit: AuditStore{E: e}, Outbox: NewOutboxStore(e), KeyDates: NewKeyDateStore(e),
 		Webhooks: NewWebhookStore(e), BackupLog: BackupLog{e: e},
 	}
 }
+
+// Blobs returns the blob store, spooling uploads in spool ("" for the
+// system's temporary folder).
+func (s Stores) Blobs(spool string) BlobStore { return NewBlobStore(s.e, spool, s.chunk) }
 
 // BackupLog implements ports.BackupLog on any Engine.
 type BackupLog struct{ e Engine }
