@@ -136,7 +136,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		sh := db.Stores()
 		return &Stores{
 			Engine: "postgres", pg: db,
-			Accounts: postgres.NewAccountStore(db), Roles: sh.Roles, Users: postgres.NewUserStore(db),
+			Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
 			Remunerations: sh.Remunerations, Identities: sh.Identities,
 			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
 			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
@@ -154,7 +154,7 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 	sh := db.Stores()
 	return &Stores{
 		Engine: "sqlite", sqlite: db,
-		Accounts: sqlite.NewAccountStore(db), Roles: sh.Roles, Users: sqlite.NewUserStore(db),
+		Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
 		Remunerations: sh.Remunerations, Identities: sh.Identities,
 		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
 		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,

@@ -26,6 +26,14 @@ func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
 	return notify(ctx, tx, changedPrincipals)
 }
 
+// Grown analyzes tables after a bulk write (analyzeAfter).
+func (e engine) Grown(ctx context.Context, n int, tables ...string) {
+	e.db.analyzeAfter(ctx, n, tables...)
+}
+
+// Upkeep does nothing: autovacuum keeps the statistics.
+func (e engine) Upkeep(context.Context) error { return nil }
+
 // Serialize takes the transaction-level advisory lock of name.
 func (e engine) Serialize(ctx context.Context, x sqlrow.Querier, name string) error {
 	key := lockKey(name)
@@ -56,5 +64,11 @@ func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) err
 	return e.db.accessTx(ctx, func(x q) error { return fn(x) })
 }
 
-// Stores returns the stores of db written whole in sqlrow.
-func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}, db.loadChunk) }
+// Stores returns the stores of db written in sqlrow, with this engine's
+// parts: its chunk reads, OTP rows, batched refresh, user list and
+// one-query profile.
+func (db *DB) Stores() sqlrow.Stores {
+	return sqlrow.NewStores(engine{db: db}, sqlrow.Parts{
+		Chunk: db.loadChunk, OTP: otpRows{}, Refresh: refresher{db}, Users: userRows{db}, Profiles: &db.profiles,
+	})
+}

@@ -48,7 +48,7 @@ func TestListenReconnects(t *testing.T) {
 		}
 		return pgx.ConnectConfig(ctx, c)
 	}
-	_, err := NewAccountStore(other).Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h", FirstName: "First"})
+	_, err := other.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h", FirstName: "First"})
 	is.NoErr(err)
 
 	heard := make(chan string, 64)
@@ -89,12 +89,12 @@ func TestListenReconnects(t *testing.T) {
 	}
 	send := func(payload string) { is.NoErr(other.tx(ctx, func(x q) error { return notify(ctx, x, payload) })) }
 	firstName := func() string {
-		p, err := NewUserStore(a).Profile(ctx, 1, false)
+		p, err := a.Stores().Users.Profile(ctx, 1, false)
 		is.NoErr(err)
 		return p.FirstName
 	}
 	rename := func(to string) {
-		_, err := NewUserStore(other).UpdateUser(ctx, 1, nil, nil, func(u *user.User) error { u.FirstName = to; return nil }, account.KeepAnAdmin(account.LastAdminChange))
+		_, err := other.Stores().Users.UpdateUser(ctx, 1, nil, nil, func(u *user.User) error { u.FirstName = to; return nil }, account.KeepAnAdmin(account.LastAdminChange))
 		is.NoErr(err)
 	}
 

@@ -119,7 +119,10 @@ func (q *refreshQueue) next() bool {
 // the session's, in a group), so of two instances presenting one token at
 // once, one rotates it and the other sees it used (reuse: the session is
 // revoked).
-func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+// refresher is db's batched token refresh.
+type refresher struct{ db *DB }
+
+func (s refresher) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
 	if rot.NewTokenHash != nil {
 		if done, err := s.db.rotateAlone(ctx, rot, fn); done {
 			return err

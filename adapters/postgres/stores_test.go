@@ -33,7 +33,7 @@ func TestStoreSuites(t *testing.T) {
 
 func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
-		Accounts: NewAccountStore(db), Roles: db.Stores().Roles, Users: NewUserStore(db),
+		Accounts: db.Stores().Accounts, Roles: db.Stores().Roles, Users: db.Stores().Users,
 		Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
 		Contracts: NewContractStore(db), Blobs: db.Stores().Blobs(t.TempDir()), Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
@@ -61,11 +61,11 @@ func TestAPIKeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.APIKeyStore(t, func(t *testing.T) porttest.APIKeyStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		users := NewUserStore(db)
+		users := db.Stores().Users
 		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
@@ -76,7 +76,7 @@ func TestPasskeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestTOTPStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.TOTPStore(t, func(t *testing.T) porttest.TOTPStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}

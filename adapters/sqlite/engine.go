@@ -29,6 +29,13 @@ func (e engine) PrincipalsChanged(_ context.Context, x sqlrow.Querier) error {
 	return nil
 }
 
+// Grown needs no news: Upkeep measures what changed much.
+func (e engine) Grown(context.Context, int, ...string) {}
+
+// Upkeep refreshes the planner's statistics and merges the word index's
+// segments (DB.Optimize).
+func (e engine) Upkeep(ctx context.Context) error { return e.db.Optimize(ctx) }
+
 // Serialize needs no lock: a write transaction is the file's only writer.
 func (e engine) Serialize(context.Context, sqlrow.Querier, string) error { return nil }
 func (e engine) ListTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
@@ -115,5 +122,11 @@ func writeTxOf(x sqlrow.Querier) (*sql.Tx, error) {
 	return nil, errors.New("a write outside a write transaction")
 }
 
-// Stores returns the stores of db written whole in sqlrow.
-func (db *DB) Stores() sqlrow.Stores { return sqlrow.NewStores(engine{db: db}, db.loadChunk) }
+// Stores returns the stores of db written in sqlrow, with this engine's
+// parts: its chunk reads, OTP rows, batched refresh, user list and
+// one-query profile.
+func (db *DB) Stores() sqlrow.Stores {
+	return sqlrow.NewStores(engine{db: db}, sqlrow.Parts{
+		Chunk: db.loadChunk, OTP: otpRows{}, Refresh: refresher{db}, Users: userRows{db}, Profiles: &db.profiles,
+	})
+}

@@ -33,7 +33,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	accounts := sqlite.NewAccountStore(db)
+	accounts := db.Stores().Accounts
 	if err := accounts.EnsureRoles(ctx); err != nil {
 		t.Fatalf("roles: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestLinkIdentity(t *testing.T) {
 
 	t.Run("a link to a deleted user moves to an undeleted one", func(t *testing.T) {
 		is := is.New(t)
-		dora, err := sqlite.NewAccountStore(db).CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
+		dora, err := db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
 		is.NoErr(err)                                                                                               // a new account
 		is.NoErr(st.LinkIdentity(ctx, dora, issuerA, "sub-ada", "dora@example.com", linkedAt, account.CheckRelink)) // replaces the deleted user's link
 		u, err := st.LinkedUser(ctx, issuerA, "sub-ada")

@@ -43,7 +43,10 @@ func (q *refreshQueue) take() []*sqlrow.RefreshReq {
 // Refresh implements ports.AccountStore. It is the hottest write path, so
 // its statements are prepared once, the user's standing is read in the
 // same query, and concurrent refreshes are committed together.
-func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+// refresher is db's batched token refresh.
+type refresher struct{ db *DB }
+
+func (s refresher) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
 	r := sqlrow.NewRefreshReq(ctx, rot.TokenHash, fn)
 	q := &s.db.refreshes
 	q.mu.Lock()

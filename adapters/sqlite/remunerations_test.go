@@ -7,7 +7,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/adapters/sqlite"
 	"counsel/domain"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
@@ -33,7 +32,7 @@ func TestRemunerationStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	us := sqlite.NewUserStore(db)
+	us := db.Stores().Users
 	s := db.Stores().Remunerations
 	office, _ := us.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	jane, err := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com", func(u *user.User) {
@@ -137,7 +136,7 @@ func TestPQEAdjustmentStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	us := sqlite.NewUserStore(db)
+	us := db.Stores().Users
 	s := db.Stores().Remunerations
 	jane, _ := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
 	var ids []int64

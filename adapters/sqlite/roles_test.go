@@ -132,7 +132,7 @@ func TestRoleCRUD(t *testing.T) {
 
 	t.Run("delete", func(t *testing.T) {
 		is := is.New(t)
-		as := NewAccountStore(db)
+		as := db.Stores().Accounts
 		id := roleID(t, db, "Auditors")
 		if _, err := s.SetRolePermissions(ctx, id, setPerms(account.NewPermissionSet(account.UsersView))); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ func TestStoreSuites(t *testing.T) {
 		db := openDB(t)
 		blobs := db.Stores().Blobs(t.TempDir())
 		return porttest.Stores{
-			Accounts: NewAccountStore(db), Roles: db.Stores().Roles, Users: NewUserStore(db),
+			Accounts: db.Stores().Accounts, Roles: db.Stores().Roles, Users: db.Stores().Users,
 			Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
 			Contracts: NewContractStore(db), Blobs: blobs, Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 			Rows: func(ctx context.Context, table string) (n int64, err error) {

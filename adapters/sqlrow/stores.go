@@ -2,16 +2,33 @@ package sqlrow
 
 import (
 	"context"
+	"time"
 
+	"counsel/domain/account"
+	"counsel/domain/user"
 	"counsel/ports"
 )
 
-// Stores are the stores written whole in this package, on one engine:
-// each engine's DB hands them out (DB.Stores), and builds itself only
-// the stores it writes partly its own way (accounts, users, contracts).
+// Parts are what an engine writes its own way in the stores of Stores.
+type Parts struct {
+	// Chunk reads a document's chunk (blobs).
+	Chunk LoadChunk
+	// OTP keeps sign-in codes, Refresh batches token refreshes (accounts).
+	OTP     OTPRows
+	Refresh Refresher
+	// Users lists users and reads a profile; Profiles caches profiles.
+	Users    UserRows
+	Profiles *ProfileCache
+}
+
+// Stores are the stores written in this package, on one engine, with the
+// engine's Parts: each engine's DB hands them out (DB.Stores), and builds
+// itself only its contract store, whose list it plans its own way.
 type Stores struct {
-	e     Engine
-	chunk LoadChunk
+	e        Engine
+	chunk    LoadChunk
+	Accounts *Accounts
+	Users    *Users
 
 	Roles         RoleStore
 	Identities    IdentityStore
@@ -28,10 +45,11 @@ type Stores struct {
 	BackupLog     BackupLog
 }
 
-// NewStores returns the stores of e, whose blobs' chunks chunk reads.
-func NewStores(e Engine, chunk LoadChunk) Stores {
+// NewStores returns the stores of e with its parts p.
+func NewStores(e Engine, p Parts) Stores {
 	return Stores{
-		e: e, chunk: chunk,
+		e: e, chunk: p.Chunk,
+		Accounts: NewAccounts(e, p.OTP, p.Refresh), Users: NewUsers(e, p.Users, p.Profiles),
 		Roles: NewRoleStore(e), Identities: NewIdentityStore(e), Remunerations: NewRemunerationStore(e),
 		Signing: NewSigningStore(e), TOTP: NewTOTPStore(e), APIKeys: NewAPIKeyStore(e), Passkeys: NewPasskeyStore(e),
 		Calendars: NewCalendarStore(e), Audit: AuditStore{E: e}, Outbox: NewOutboxStore(e), KeyDates: NewKeyDateStore(e),
@@ -83,4 +101,91 @@ func (l BackupLog) DeleteBackupRuns(ctx context.Context, names []string) error {
 		_, err := x.Exec(ctx, `DELETE FROM backup_runs WHERE name IN (`+Placeholders(len(names))+`)`, args...)
 		return err
 	})
+}
+
+// Refresher is an engine's token refresh (ports.AccountStore.Refresh),
+// which each engine batches its own way.
+type Refresher interface {
+	Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error
+}
+
+// Accounts is ports.AccountStore on an engine: AccountStore, with the
+// engine's OTP rows and batched Refresh, and the engine's upkeep after
+// each Prune.
+type Accounts struct {
+	AccountStore
+	Refresher
+	eng Engine
+}
+
+var _ ports.AccountStore = (*Accounts)(nil)
+
+// NewAccounts returns the account store of e.
+func NewAccounts(e Engine, otp OTPRows, r Refresher) *Accounts {
+	return &Accounts{AccountStore: NewAccountStore(e, otp), Refresher: r, eng: e}
+}
+
+// Prune is AccountStore's, then housekeeping's moment for the engine's
+// upkeep (Engine.Upkeep).
+func (s *Accounts) Prune(ctx context.Context, now time.Time) (int64, error) {
+	n, err := s.AccountStore.Prune(ctx, now)
+	if err != nil {
+		return n, err
+	}
+	return n, s.eng.Upkeep(ctx)
+}
+
+// UserRows is what each engine reads its own way about users: the list,
+// planned for its indexes, and the profile in one query.
+type UserRows interface {
+	ProfileReader
+	ListUsers(ctx context.Context, f user.Filter) ([]user.User, int64, error)
+}
+
+// Users is ports.UserStore on an engine: UserStore, with the engine's
+// list and its profile, cached.
+type Users struct {
+	UserStore
+	rows  UserRows
+	eng   Engine
+	cache *ProfileCache
+}
+
+var _ ports.UserStore = (*Users)(nil)
+
+// NewUsers returns the user store of e, whose profiles without roles
+// cache keeps.
+func NewUsers(e Engine, rows UserRows, cache *ProfileCache) *Users {
+	return &Users{UserStore: NewUserStore(e, rows), rows: rows, eng: e, cache: cache}
+}
+
+// Users implements ports.UserStore.
+func (s *Users) Users(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
+	return s.rows.ListUsers(ctx, f)
+}
+
+// Profile implements ports.UserStore: without roles from the cache (a
+// single query on a miss), with roles in one snapshot.
+func (s *Users) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
+	if !withRoles {
+		return s.cache.Get(id, s.eng.Now(), func() (user.Profile, error) {
+			return s.rows.LoadProfile(ctx, s.eng.Read(), id, false)
+		})
+	}
+	var p user.Profile
+	err := s.eng.ReadTx(ctx, func(x Querier) (err error) {
+		p, err = s.rows.LoadProfile(ctx, x, id, true)
+		return err
+	})
+	return p, err
+}
+
+// CreateUsers is UserStore's, then the engine's news of the tables it
+// grew (Engine.Grown).
+func (s *Users) CreateUsers(ctx context.Context, us []user.User) ([]int64, error) {
+	ids, err := s.UserStore.CreateUsers(ctx, us)
+	if err == nil {
+		s.eng.Grown(ctx, len(us), "users", "user_roles")
+	}
+	return ids, err
 }
