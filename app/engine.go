@@ -133,13 +133,14 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 		if err != nil {
 			return nil, err
 		}
+		sh := db.Stores()
 		return &Stores{
 			Engine: "postgres", pg: db,
-			Accounts: postgres.NewAccountStore(db), Roles: postgres.NewRoleStore(db), Users: postgres.NewUserStore(db),
-			Remunerations: postgres.NewRemunerationStore(db), Identities: postgres.NewIdentityStore(db),
-			Contracts: postgres.NewContractStore(db), Signing: postgres.NewSigningStore(db), TOTP: postgres.NewTOTPStore(db), APIKeys: postgres.NewAPIKeyStore(db), Passkeys: postgres.NewPasskeyStore(db), Blobs: postgres.NewBlobStore(db, spool),
-			BackupLog: postgres.NewBackupLog(db), Calendars: postgres.NewCalendarStore(db), Audit: postgres.NewAuditStore(db),
-			Outbox: postgres.NewOutboxStore(db), KeyDates: postgres.NewKeyDateStore(db), Webhooks: postgres.NewWebhookStore(db),
+			Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
+			Remunerations: sh.Remunerations, Identities: sh.Identities,
+			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
+			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
+			Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 			OnEffects: db.OnEffects, OnChange: db.OnChange,
 			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
 			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
@@ -150,13 +151,14 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 	if err != nil {
 		return nil, err
 	}
+	sh := db.Stores()
 	return &Stores{
 		Engine: "sqlite", sqlite: db,
-		Accounts: sqlite.NewAccountStore(db), Roles: sqlite.NewRoleStore(db), Users: sqlite.NewUserStore(db),
-		Remunerations: sqlite.NewRemunerationStore(db), Identities: sqlite.NewIdentityStore(db),
-		Contracts: sqlite.NewContractStore(db), Signing: sqlite.NewSigningStore(db), TOTP: sqlite.NewTOTPStore(db), APIKeys: sqlite.NewAPIKeyStore(db), Passkeys: sqlite.NewPasskeyStore(db),
-		Blobs: sqlite.NewBlobStore(db, spool), BackupLog: sqlite.NewBackupLog(db), Calendars: sqlite.NewCalendarStore(db), Audit: sqlite.NewAuditStore(db),
-		Outbox: sqlite.NewOutboxStore(db), KeyDates: sqlite.NewKeyDateStore(db), Webhooks: sqlite.NewWebhookStore(db),
+		Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
+		Remunerations: sh.Remunerations, Identities: sh.Identities,
+		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
+		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
+		Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 		OnEffects: db.OnEffects, OnChange: db.OnChange,
 		QueryRow: func(ctx context.Context, q string, args ...any) Row {
 			return db.Read().QueryRowContext(ctx, q, args...)

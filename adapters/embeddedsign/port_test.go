@@ -64,7 +64,7 @@ func newHarness(t testing.TB, opts ...option) *harness {
 	}
 	cfg := embeddedsign.Config{
 		PublicURL: "https://counsel.example.com/",
-		Store:     sqlite.NewSigningStore(db),
+		Store:     db.Stores().Signing,
 		Documents: func(_ context.Context, id string) (io.ReadCloser, string, string, error) {
 			b, ok := h.docs[id]
 			if !ok {
@@ -140,7 +140,7 @@ type email struct{ to, subject, body, kind string }
 // mails returns the messages queued in the outbox, oldest first.
 func (h *harness) mails(t *testing.T) []email {
 	t.Helper()
-	ob := sqlite.NewOutboxStore(h.db)
+	ob := h.db.Stores().Outbox
 	list, _, err := ob.Mails(context.Background(), 1000, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package embeddedsign_test
 import (
 	"bytes"
 	"context"
-	"counsel/adapters/sqlite"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -660,7 +659,7 @@ func TestReminders(t *testing.T) {
 		// the first listed with their wait.
 		id, err := strconv.ParseInt(s.ID, 10, 64)
 		is.NoErr(err)
-		_, err = sqlite.NewSigningStore(h.db).UpdateSubmission(ctx, id, func(r *ports.SigningSubmissionRecord) error {
+		_, err = h.db.Stores().Signing.UpdateSubmission(ctx, id, func(r *ports.SigningSubmissionRecord) error {
 			r.Submitters[1].RemindedAt = nil
 			return nil
 		})

@@ -20,6 +20,7 @@ import (
 	"counsel/adapters/sqlite"
 	"counsel/domain"
 	"counsel/domain/signing"
+	"counsel/ports"
 
 	"github.com/matryer/is"
 )
@@ -29,7 +30,7 @@ import (
 type signEnv struct {
 	h      http.Handler
 	p      *embeddedsign.Provider
-	store  *sqlite.SigningStore
+	store  ports.SigningStore
 	mu     sync.Mutex
 	now    time.Time
 	events []signing.Event
@@ -44,7 +45,7 @@ func newSignEnv(t *testing.T) *signEnv {
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &signEnv{
-		store: sqlite.NewSigningStore(db),
+		store: db.Stores().Signing,
 		now:   time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC),
 		docs:  map[string][]byte{"11": []byte("%PDF-1.4 agreement"), "12": []byte("PK\x03\x04 schedule")},
 	}

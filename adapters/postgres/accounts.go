@@ -6,22 +6,7 @@ import (
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
-	"counsel/ports"
 )
-
-// AccountStore implements ports.AccountStore: written once in sqlrow but
-// for the batched Refresh.
-type AccountStore struct {
-	sqlrow.AccountStore
-	db *DB
-}
-
-var _ ports.AccountStore = (*AccountStore)(nil)
-
-// NewAccountStore returns the account store of db.
-func NewAccountStore(db *DB) *AccountStore {
-	return &AccountStore{AccountStore: sqlrow.NewAccountStore(engine{db: db}, otpRows{}), db: db}
-}
 
 // otpRows keeps an email's sends as an array of timestamps. A missing row
 // is created first, so there is a row to lock.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"hash"
 	"io"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,17 +15,13 @@ import (
 	"counsel/adapters/sqlrow"
 )
 
-// NewBlobStore returns the blob store of db (written once in sqlrow),
-// spooling uploads in tmp ("" for the system's temporary folder).
-func NewBlobStore(db *DB, tmp string) sqlrow.BlobStore {
-	return sqlrow.NewBlobStore(engine{db: db}, tmp, db.loadChunk)
-}
-
-// writeDocumentBytes stores the bytes of document d, read from r, under
-// key in x's transaction, and fails (the caller rolling it back) unless
-// they are the size and SHA-256 d states.
-func writeDocumentBytes(ctx context.Context, x q, d contract.Document, key string, r io.Reader, now time.Time) error {
-	if _, err := x.exec(ctx, `INSERT INTO document_blobs (storage_key, size, created_at) VALUES (?, ?, ?)`, key, d.Size, now); err != nil {
+// WriteDocumentBytes implements sqlrow.ContractRows.
+func (rows contractRows) WriteDocumentBytes(ctx context.Context, sx sqlrow.Querier, d contract.Document, key string, r io.Reader) error {
+	x, ok := sx.(q)
+	if !ok {
+		return errors.New("write a document's bytes: not in a transaction")
+	}
+	if _, err := x.exec(ctx, `INSERT INTO document_blobs (storage_key, size, created_at) VALUES (?, ?, ?)`, key, d.Size, rows.db.Now()); err != nil {
 		return err
 	}
 	c, ok := x.c.(interface {
@@ -104,7 +99,7 @@ func (db *DB) loadChunk(ctx context.Context, key string, seq int, buf []byte) ([
 // it, into a database that holds nothing else.
 func (db *DB) ImportDocument(ctx context.Context, d contract.Document, cols []string, row []any, r io.Reader) error {
 	return db.tx(ctx, func(x q) error {
-		if err := writeDocumentBytes(ctx, x, d, d.StorageKey, r, db.Now()); err != nil {
+		if err := (contractRows{db}).WriteDocumentBytes(ctx, x, d, d.StorageKey, r); err != nil {
 			return err
 		}
 		return copyRows(ctx, x, "contract_documents", cols, [][]any{row})

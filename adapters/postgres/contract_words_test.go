@@ -22,7 +22,7 @@ func TestContractWordCounts(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	db := openDB(t)
-	if _, err := NewAccountStore(db).Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+	if _, err := db.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 		t.Fatal(err)
 	}
 	store := NewContractStore(db)

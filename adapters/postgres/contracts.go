@@ -3,213 +3,54 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain"
 	"counsel/domain/contract"
-	"counsel/domain/decimal"
 	"counsel/ports"
 )
 
-// ContractStore implements ports.ContractStore and
-// ports.ContractSigningStore.
+// ContractStore implements ports.ContractStore, written once in sqlrow
+// but for the list and the bulk import.
 type ContractStore struct {
+	sqlrow.ContractStore
 	db *DB
-	sqlrow.SigningRecords
 	// postedIDs bounds the contracts a search's page query takes as an id
 	// list (postedContracts); tests lower it.
 	postedIDs int
 }
 
-var (
-	_ ports.ContractStore        = (*ContractStore)(nil)
-	_ ports.ContractSigningStore = (*ContractStore)(nil)
-	_ ports.EvidenceStore        = (*ContractStore)(nil)
-)
-
-// evidenceKey records in contract_signing_events that a submission's
-// evidence is stored, so it is stored once.
-const evidenceKey = "evidence.stored"
-
-// contractBySubmission finds the contract of a submission (the newest of
-// two naming one, which only a restored backup could produce); lock is ""
-// or a locking clause.
-func contractBySubmission(ctx context.Context, x q, submissionID, lock string) (int64, error) {
-	var id int64
-	err := x.row(ctx, `SELECT id FROM contracts
-		WHERE digital_contract_submission_id = ? AND digital_contract_submission_id <> ''
-		ORDER BY id DESC LIMIT 1`+lock, submissionID).Scan(&id)
-	if noRows(err) {
-		return 0, sqlrow.NotFound("contract with that signing submission")
-	}
-	return id, err
-}
-
-// ContractBySubmission implements ports.EvidenceStore.
-func (s *ContractStore) ContractBySubmission(ctx context.Context, submissionID string) (contract.Contract, error) {
-	id, err := contractBySubmission(ctx, s.db.read(), submissionID, "")
-	if err != nil {
-		return contract.Contract{}, err
-	}
-	return loadContract(ctx, s.db.read(), id, "")
-}
-
-// AddEvidence implements ports.EvidenceStore. The contract's row is
-// locked, so two instances storing one submission's evidence store it once.
-func (s *ContractStore) AddEvidence(ctx context.Context, submissionID string, docs []ports.NewDocument, audit []contract.AuditEntry, onStored func([]contract.Document)) ([]contract.Document, bool, error) {
-	var out []contract.Document
-	applied := false
-	err := s.db.tx(ctx, func(x q) error {
-		out, applied = nil, false
-		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		n, err := x.exec(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
-			VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, evidenceKey, s.db.Now())
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			all, err := loadDocuments(ctx, x, id)
-			for _, d := range all {
-				if d.Kind == contract.KindSigned || d.Kind == contract.KindAudit {
-					out = append(out, d)
-				}
-			}
-			return err
-		}
-		applied = true
-		for _, nd := range docs {
-			d := nd.Document
-			d.ContractID = id
-			if d.StorageKey, err = sqlrow.NewStorageKey(); err != nil {
-				return err
-			}
-			if err := writeDocumentBytes(ctx, x, d, d.StorageKey, io.NewSectionReader(nd.Body, 0, d.Size), s.db.Now()); err != nil {
-				return fmt.Errorf("store the bytes of %q: %w", d.FileName, err)
-			}
-			if d.ID, err = insertDocument(ctx, x, d); err != nil {
-				return err
-			}
-			out = append(out, d)
-		}
-		if onStored != nil {
-			onStored(out)
-		}
-		return insertAudit(ctx, x, id, audit)
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	return out, applied, nil
-}
-
-// SignedDocumentBySHA256 implements ports.EvidenceStore, through the
-// partial index contract_documents_signed_sha256.
-func (s *ContractStore) SignedDocumentBySHA256(ctx context.Context, sha string) (bool, error) {
-	var one int
-	err := s.db.read().row(ctx, `SELECT 1 FROM contract_documents WHERE sha256 = ? AND kind = 'signed' LIMIT 1`, sha).Scan(&one)
-	if noRows(err) {
-		return false, nil
-	}
-	if err != nil {
-		return err == nil, fmt.Errorf("find a signed document by its SHA-256: %w", err)
-	}
-	return err == nil, nil
-}
+var _ ports.ContractStore = (*ContractStore)(nil)
 
 // NewContractStore returns the contract store of db.
 func NewContractStore(db *DB) *ContractStore {
-	return &ContractStore{db: db, SigningRecords: sqlrow.SigningRecords{E: engine{db: db}}, postedIDs: maxPostedIDs}
+	return &ContractStore{ContractStore: sqlrow.NewContractStore(engine{db: db}, contractRows{db}), db: db, postedIDs: maxPostedIDs}
 }
 
-const contractColumns = `c.id, c.uuid, c.contract_name, c.contract_description, c.contract_type, c.status,
-	c.start_date, c.end_date, c.amount, c.currency, c.is_signed, c.comments, c.matter_id, c.client_id, c.project_id,
-	c.digital_contract_id, c.digital_contract_submission_id, c.created_at, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
+// contractRows writes a contract's row with its search_text, and a
+// document's bytes by COPY.
+type contractRows struct{ db *DB }
 
-const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
-
-type contractRow struct {
-	amount       *int64
-	typ, status  int16
-	start, end   *time.Time
-	created, upd time.Time
-	owner        *int64
-	noticeDays   *int32
-	ownerName    *string
-}
-
-func (r *contractRow) fill(c *contract.Contract) {
-	c.Type, c.Status = contract.Type(r.typ), contract.Status(r.status)
-	c.StartDate, c.EndDate = utcp(r.start), utcp(r.end)
-	if r.amount != nil {
-		a := decimal.FromScaled(*r.amount, contract.AmountPlaces)
-		c.Amount = &a
-	}
-	c.CreatedAt, c.UpdatedAt = utc(r.created), utc(r.upd)
-	if r.owner != nil {
-		c.OwnerID = *r.owner
-	}
-	if r.ownerName != nil {
-		c.OwnerName = *r.ownerName
-	}
-	if r.noticeDays != nil {
-		n := int(*r.noticeDays)
-		c.NoticeDays = &n
-	}
-}
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanContract(s scanner) (contract.Contract, error) {
-	var c contract.Contract
-	var r contractRow
-	err := s.Scan(&c.ID, &c.UUID, &c.Name, &c.Description, &r.typ, &r.status, &r.start, &r.end, &r.amount,
-		&c.Currency, &c.IsSigned, &c.Comments, &c.MatterID, &c.ClientID, &c.ProjectID,
-		&c.DigitalContractID, &c.DigitalContractSubmissionID, &r.created, &r.upd,
-		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
-	r.fill(&c)
-	return c, err
-}
-
-func scanListItem(s scanner) (contract.Contract, error) {
-	var c contract.Contract
-	var r contractRow
-	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &c.MatterID, &c.ClientID, &c.ProjectID, &c.DigitalContractID, &r.upd,
-		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
-	r.fill(&c)
-	return c, err
-}
-
-// loadContract reads contract id; lock is "" or a locking clause.
-func loadContract(ctx context.Context, x q, id int64, lock string) (contract.Contract, error) {
-	c, err := scanContract(x.row(ctx, `SELECT `+contractColumns+` FROM contracts c WHERE c.id = ?`+lock, id))
+func (contractRows) InsertContract(ctx context.Context, x sqlrow.Querier, c contract.Contract) (int64, error) {
+	vals, err := contractValues(c)
 	if err != nil {
-		return c, fmt.Errorf("load contract %d: %w", id, sqlrow.IfNoRows(err, "contract"))
+		return 0, err
 	}
-	return c, nil
+	return x.Insert(ctx, `INSERT INTO contracts (uuid, created_at, `+contractWriteCols+`)
+		VALUES (`+placeholders(len(vals)+2)+`)`, append([]any{c.UUID, c.CreatedAt}, vals...)...)
 }
 
-func amountCents(a *decimal.Decimal) (any, error) {
-	if a == nil {
-		return nil, nil
+func (contractRows) SaveContract(ctx context.Context, x sqlrow.Querier, c contract.Contract) error {
+	vals, err := contractValues(c)
+	if err != nil {
+		return err
 	}
-	v, ok := a.Round(contract.AmountPlaces).Scaled(contract.AmountPlaces)
-	if !ok {
-		return nil, domain.Errorf(domain.EINVALID, "amount is out of range")
-	}
-	return v, nil
+	_, err = x.Exec(ctx, `UPDATE contracts SET (`+contractWriteCols+`) = (`+placeholders(len(vals))+`) WHERE id = ?`,
+		append(vals, c.ID)...)
+	return err
 }
 
 // searchText is what a search reads: the searched columns lower-cased
@@ -220,14 +61,14 @@ func searchText(c contract.Contract) string {
 
 // contractValues are the values of contractWriteCols.
 func contractValues(c contract.Contract) ([]any, error) {
-	amount, err := amountCents(c.Amount)
+	amount, err := sqlrow.ContractAmount(c.Amount)
 	if err != nil {
 		return nil, err
 	}
 	return []any{c.Name, c.Description, int16(c.Type), int16(c.Status), nullTime(c.StartDate), nullTime(c.EndDate), amount,
 		c.Currency, c.IsSigned, c.Comments, c.MatterID, c.ClientID, c.ProjectID,
 		c.DigitalContractID, c.DigitalContractSubmissionID, searchText(c), c.UpdatedAt,
-		nullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullTime(c.NoticeDate())}, nil
+		sqlrow.NullOwner(c.OwnerID), nullDays(c.NoticeDays), c.AutoRenew, nullTime(c.NoticeDate())}, nil
 }
 
 // nullDays is noticeDays as a column value.
@@ -238,125 +79,10 @@ func nullDays(p *int) any {
 	return int32(*p)
 }
 
-// nullOwner is ownerId as a column value (NULL for none).
-func nullOwner(id int64) any {
-	if id == 0 {
-		return nil
-	}
-	return id
-}
-
 const contractWriteCols = `contract_name, contract_description, contract_type, status, start_date, end_date, amount,
 	currency, is_signed, comments, matter_id, client_id, project_id,
 	digital_contract_id, digital_contract_submission_id, search_text, updated_at,
 	owner_id, notice_days, auto_renew, notice_date`
-
-// CreateContract implements ports.ContractStore.
-func (s *ContractStore) CreateContract(ctx context.Context, c contract.Contract, audit []contract.AuditEntry) (contract.Contract, error) {
-	vals, err := contractValues(c)
-	if err != nil {
-		return contract.Contract{}, err
-	}
-	var out contract.Contract
-	err = s.db.tx(ctx, func(x q) error {
-		var id int64
-		if err := x.row(ctx, `INSERT INTO contracts (uuid, created_at, `+contractWriteCols+`)
-			VALUES (`+placeholders(len(vals)+2)+`) RETURNING id`, append([]any{c.UUID, c.CreatedAt}, vals...)...).Scan(&id); err != nil {
-			return err
-		}
-		ports.Created(ctx, id)
-		if err := insertAudit(ctx, x, id, audit); err != nil {
-			return err
-		}
-		var err error
-		out, err = loadContract(ctx, x, id, "")
-		return err
-	})
-	if err != nil {
-		return out, fmt.Errorf("create contract %s: %w", c.UUID, err)
-	}
-	return out, nil
-}
-
-// Contract implements ports.ContractStore.
-func (s *ContractStore) Contract(ctx context.Context, id int64) (contract.Contract, error) {
-	c, err := loadContract(ctx, s.db.read(), id, "")
-	return c, formatError(err)
-}
-
-// UpdateContract implements ports.ContractStore. The row is locked while
-// fn decides, so a change made meanwhile on another instance is not lost.
-func (s *ContractStore) UpdateContract(ctx context.Context, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
-	var out contract.Contract
-	err := s.db.tx(ctx, func(x q) error {
-		var err error
-		out, err = updateContract(ctx, x, id, fn)
-		return err
-	})
-	return out, err
-}
-
-func updateContract(ctx context.Context, x q, id int64, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, error) {
-	c, err := loadContract(ctx, x, id, " FOR UPDATE")
-	if err != nil {
-		return contract.Contract{}, err
-	}
-	before := c
-	entries, err := fn(&c)
-	if err != nil {
-		return contract.Contract{}, err
-	}
-	c.ID, c.UUID, c.CreatedAt = before.ID, before.UUID, before.CreatedAt
-	vals, err := contractValues(c)
-	if err != nil {
-		return contract.Contract{}, err
-	}
-	if _, err := x.exec(ctx, `UPDATE contracts SET (`+contractWriteCols+`) = (`+placeholders(len(vals))+`) WHERE id = ?`,
-		append(vals, id)...); err != nil {
-		return contract.Contract{}, fmt.Errorf("update contract %d: %w", id, err)
-	}
-	if err := insertAudit(ctx, x, id, entries); err != nil {
-		return contract.Contract{}, fmt.Errorf("audit of contract %d: %w", id, err)
-	}
-	return loadContract(ctx, x, id, "")
-}
-
-// DeleteContract implements ports.ContractStore.
-func (s *ContractStore) DeleteContract(ctx context.Context, id int64, fn func(c contract.Contract) ([]contract.AuditEntry, error)) ([]contract.Document, error) {
-	var docs []contract.Document
-	err := s.db.tx(ctx, func(x q) error {
-		c, err := loadContract(ctx, x, id, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		entries, err := fn(c)
-		if err != nil {
-			return err
-		}
-		if docs, err = loadDocuments(ctx, x, id); err != nil {
-			return fmt.Errorf("documents of contract %d: %w", id, err)
-		}
-		if _, err := x.exec(ctx, `DELETE FROM contracts WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("delete contract %d: %w", id, err)
-		}
-		if err := insertAudit(ctx, x, id, entries); err != nil {
-			return fmt.Errorf("audit of contract %d: %w", id, err)
-		}
-		return nil
-	})
-	return docs, err
-}
-
-// DueForExpiry implements ports.ContractStore, through the partial index
-// contracts_due.
-func (s *ContractStore) DueForExpiry(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	ids, err := sqlrow.QueryAll(ctx, s.db.read(), sqlrow.ID,
-		`SELECT id FROM contracts WHERE status = 4 AND end_date < ? ORDER BY end_date, id LIMIT ?`, now, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list contracts due for expiry: %w", err)
-	}
-	return ids, nil
-}
 
 // sortColumns maps each sort field to its ORDER BY expression; each has
 // an index ending in id, alone and behind status.
@@ -469,7 +195,7 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		if err != nil {
 			return err
 		}
-		query := `SELECT ` + listColumns + ` FROM contracts c` + where + inner + ` LIMIT ? OFFSET ?`
+		query := `SELECT ` + sqlrow.ContractItemCols + ` FROM contracts c` + where + inner + ` LIMIT ? OFFSET ?`
 		switch {
 		case sorted:
 			// Every match found through the filter's own indexes, then
@@ -495,12 +221,12 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 				matchWhere, matchArgs = sqlrow.ContractWhere(dialect{}, f, cond, []any{arg})
 			}
 			args = matchArgs
-			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (
+			query = `SELECT ` + sqlrow.ContractItemCols + ` FROM contracts c JOIN (
 				WITH m AS MATERIALIZED (SELECT c.id, ` + sortColumns[f.SortBy] + ` AS k FROM contracts c` + matchWhere + `)
 				SELECT m.id FROM m ORDER BY m.k ` + dir + `, m.id ` + strings.Fields(dir)[0] + ` LIMIT ? OFFSET ?
 			) page ON page.id = c.id` + order
 		case f.Offset >= deepOffset || !onlyStatuses(f):
-			query = `SELECT ` + listColumns + ` FROM contracts c JOIN (SELECT c.id FROM contracts c` + where + inner +
+			query = `SELECT ` + sqlrow.ContractItemCols + ` FROM contracts c JOIN (SELECT c.id FROM contracts c` + where + inner +
 				` LIMIT ? OFFSET ?) page ON page.id = c.id` + order
 		}
 		rows, err := x.query(ctx, query, append(args, f.Limit, f.Offset)...)
@@ -509,7 +235,7 @@ func (s *ContractStore) Contracts(ctx context.Context, f contract.Filter) ([]con
 		}
 		defer rows.Close()
 		for rows.Next() {
-			c, err := scanListItem(rows)
+			c, err := sqlrow.ScanContractItem(dialect{}, rows)
 			if err != nil {
 				return err
 			}
@@ -635,38 +361,6 @@ func onlyStatuses(f contract.Filter) bool {
 	return f.Within(searchAndStatuses)
 }
 
-// UpdateBySubmission implements ports.ContractSigningStore. The contract
-// row is locked before the event is recorded, so two instances receiving
-// one webhook apply it once.
-func (s *ContractStore) UpdateBySubmission(ctx context.Context, submissionID, eventKey string, fn func(c *contract.Contract) ([]contract.AuditEntry, error)) (contract.Contract, bool, error) {
-	var out contract.Contract
-	applied := false
-	err := s.db.tx(ctx, func(x q) error {
-		id, err := contractBySubmission(ctx, x, submissionID, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		if eventKey != "" {
-			n, err := x.exec(ctx, `INSERT INTO contract_signing_events (contract_id, submission_id, event_key, at)
-				VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, id, submissionID, eventKey, s.db.Now())
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				out, err = loadContract(ctx, x, id, "")
-				return err
-			}
-		}
-		applied = true
-		out, err = updateContract(ctx, x, id, fn)
-		return err
-	})
-	if err != nil {
-		return contract.Contract{}, false, err
-	}
-	return out, applied, nil
-}
-
 // ImportContracts inserts many contracts in one transaction, each with a
 // created entry by user userID at its CreatedAt (and userID its owner
 // unless it names one; imports and benchmark seeding), through COPY.
@@ -675,7 +369,7 @@ func (s *ContractStore) ImportContracts(ctx context.Context, cs []contract.Contr
 		return nil
 	}
 	err := s.db.tx(ctx, func(x q) error {
-		name, err := userName(ctx, x, userID)
+		name, err := sqlrow.UserName(ctx, x, userID)
 		if err != nil {
 			return err
 		}

@@ -102,7 +102,7 @@ func benchListShapes(b *testing.B, d benchShape) {
 	}
 	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
-	accounts := NewAccountStore(db)
+	accounts := db.Stores().Accounts
 	if _, err := accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
 		b.Fatal(err)
 	}

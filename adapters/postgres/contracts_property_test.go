@@ -1,10 +1,10 @@
 package postgres
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"counsel/adapters/postgres/pgtest"
+	"counsel/domain/contract"
 	"counsel/ports/porttest"
 	"counsel/tools/bench/contractgen"
 )
@@ -21,9 +21,7 @@ func TestContractListProperty(t *testing.T) {
 	for _, d := range contractgen.Shapes() {
 		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
-			db := openDB(t)
-			s := NewContractStore(db)
-			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+			s, all := seedShape(t, d)
 			porttest.ContractListProperty(t, s, all, 150)
 			// And with few contracts taken as an id list, so that searches
 			// past the bound take the postings' subquery.
@@ -39,15 +37,13 @@ func TestContractListProperty(t *testing.T) {
 //	go test -run '^$' -fuzz FuzzContractList -fuzztime 1m ./adapters/postgres
 func FuzzContractList(f *testing.F) {
 	pgtest.Skip(f)
-	db := openDB(f)
+	s, all := seedShape(f, contractgen.Mixed)
+	porttest.FuzzContractList(f, s, all)
+}
+
+// seedShape opens a database holding propertyRows contracts of shape d.
+func seedShape(t testing.TB, d contractgen.Shape) (*ContractStore, []contract.Contract) {
+	db := openDB(t)
 	s := NewContractStore(db)
-	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
-	for _, seed := range []uint64{1, 2, 3, 28} {
-		f.Add(seed, seed*7)
-	}
-	f.Fuzz(func(t *testing.T, a, b uint64) {
-		if msg := porttest.CheckList(s, all, porttest.RandomFilter(rand.New(rand.NewPCG(a, b)), all)); msg != "" {
-			t.Fatal(msg)
-		}
-	})
+	return s, porttest.SeedContracts(t, porttest.Stores{Accounts: db.Stores().Accounts, Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
 }

@@ -28,7 +28,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain"
 	"counsel/ports"
 )
 
@@ -371,44 +370,23 @@ func (db *DB) snapshot(ctx context.Context, custom bool, fn func(q) error) error
 	return formatError(err)
 }
 
-// formatError turns constraint violations into domain errors and leaves
-// *domain.Error values alone.
-func formatError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *domain.Error
-	if errors.As(err, &de) {
-		return err
-	}
+// formatError turns constraint violations into domain errors
+// (sqlrow.FormatError).
+func formatError(err error) error { return sqlrow.FormatError(err, violation) }
+
+func violation(err error) sqlrow.Violation {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "23505":
-			return &domain.Error{Code: domain.ECONFLICT, Message: "a record with the same unique value already exists", Err: err}
+			return sqlrow.UniqueViolation
 		case "23503":
-			return &domain.Error{Code: domain.ENOTFOUND, Message: "a referenced record does not exist", Err: err}
-		case "22021", "22P05", "54000":
-			// PostgreSQL text cannot hold a NUL character.
-			return &domain.Error{Code: domain.EINVALID, Message: "text must not contain NUL characters", Err: err}
+			return sqlrow.MissingReference
+		case "22021", "22P05", "54000": // PostgreSQL text cannot hold a NUL character
+			return sqlrow.NULInText
 		}
 	}
-	return err
-}
-
-// noRows reports whether err is "no rows in result set".
-func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
-// utc returns t in UTC (pgx reads timestamptz in the local zone).
-func utc(t time.Time) time.Time { return t.UTC() }
-
-// utcp is utc for an optional time.
-func utcp(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
+	return sqlrow.NoViolation
 }
 
 // nullTime stores a zero or nil time as NULL.
@@ -540,3 +518,7 @@ func (dialect) LockedUntil(t time.Time) any { return nullTime(&t) }
 func (dialect) Fold(col string) string { return `lower(` + col + ` COLLATE "C")` }
 
 func (dialect) IsTrue(col string) string { return col }
+
+func (dialect) IndexedBy(string) string { return "" }
+
+func (dialect) LockRow() string { return " FOR UPDATE" }

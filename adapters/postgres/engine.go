@@ -14,11 +14,8 @@ type engine struct {
 	db *DB
 }
 
-var _ sqlrow.Engine = engine{}
-
 func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return e.db.read() }
-func (e engine) LockRow() string      { return " FOR UPDATE" }
 
 // PrincipalsChanged notifies with x's transaction (tx's).
 func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
@@ -28,6 +25,14 @@ func (e engine) PrincipalsChanged(ctx context.Context, x sqlrow.Querier) error {
 	}
 	return notify(ctx, tx, changedPrincipals)
 }
+
+// Grown analyzes tables after a bulk write (analyzeAfter).
+func (e engine) Grown(ctx context.Context, n int, tables ...string) {
+	e.db.analyzeAfter(ctx, n, tables...)
+}
+
+// Upkeep does nothing: autovacuum keeps the statistics.
+func (e engine) Upkeep(context.Context) error { return nil }
 
 // Serialize takes the transaction-level advisory lock of name.
 func (e engine) Serialize(ctx context.Context, x sqlrow.Querier, name string) error {
@@ -57,4 +62,13 @@ func (e engine) ProfileTx(ctx context.Context, fn func(sqlrow.Querier) error) er
 
 func (e engine) AccessTx(ctx context.Context, fn func(sqlrow.Querier) error) error {
 	return e.db.accessTx(ctx, func(x q) error { return fn(x) })
+}
+
+// Stores returns the stores of db written in sqlrow, with this engine's
+// parts: its chunk reads, OTP rows, batched refresh, user list and
+// one-query profile.
+func (db *DB) Stores() sqlrow.Stores {
+	return sqlrow.NewStores(engine{db: db}, sqlrow.Parts{
+		Chunk: db.loadChunk, OTP: otpRows{}, Refresh: refresher{db}, Users: userRows{db}, Profiles: &db.profiles,
+	})
 }

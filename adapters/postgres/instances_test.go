@@ -48,7 +48,7 @@ func TestListenReconnects(t *testing.T) {
 		}
 		return pgx.ConnectConfig(ctx, c)
 	}
-	_, err := NewAccountStore(other).Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h", FirstName: "First"})
+	_, err := other.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com", PasswordHash: "h", FirstName: "First"})
 	is.NoErr(err)
 
 	heard := make(chan string, 64)
@@ -89,12 +89,12 @@ func TestListenReconnects(t *testing.T) {
 	}
 	send := func(payload string) { is.NoErr(other.tx(ctx, func(x q) error { return notify(ctx, x, payload) })) }
 	firstName := func() string {
-		p, err := NewUserStore(a).Profile(ctx, 1, false)
+		p, err := a.Stores().Users.Profile(ctx, 1, false)
 		is.NoErr(err)
 		return p.FirstName
 	}
 	rename := func(to string) {
-		_, err := NewUserStore(other).UpdateUser(ctx, 1, nil, nil, func(u *user.User) error { u.FirstName = to; return nil }, account.KeepAnAdmin(account.LastAdminChange))
+		_, err := other.Stores().Users.UpdateUser(ctx, 1, nil, nil, func(u *user.User) error { u.FirstName = to; return nil }, account.KeepAnAdmin(account.LastAdminChange))
 		is.NoErr(err)
 	}
 
@@ -130,32 +130,12 @@ func TestListenReconnects(t *testing.T) {
 
 // TestTryLock: a job's lock is held by one instance of a database at a
 // time, and is its schema's alone: another Counsel database in the same
-// PostgreSQL database takes its own.
+// PostgreSQL database takes its own (porttest.TryLockSuite).
 func TestTryLock(t *testing.T) {
 	pgtest.Skip(t)
-	is := is.New(t)
-	ctx := context.Background()
 	url := pgtest.URL(t)
 	a, b, other := openURL(t, url), openURL(t, url), openDB(t)
-	ok, unlock, err := a.TryLock(ctx, "scheduled-backup")
-	is.NoErr(err)
-	is.True(ok) // a runs the job
-	ok, _, err = b.TryLock(ctx, "scheduled-backup")
-	is.NoErr(err)
-	is.True(!ok) // b, on the same database, skips it
-	ok, unlockOther, err := b.TryLock(ctx, "contract-expiry")
-	is.NoErr(err)
-	is.True(ok) // another job is another lock
-	unlockOther()
-	ok, unlockOther, err = other.TryLock(ctx, "scheduled-backup")
-	is.NoErr(err)
-	is.True(ok) // another schema's Counsel runs its own
-	unlockOther()
-	unlock()
-	ok, unlock, err = b.TryLock(ctx, "scheduled-backup")
-	is.NoErr(err)
-	is.True(ok) // free again
-	unlock()
+	porttest.TryLockSuite(t, a.TryLock, b.TryLock, other.TryLock)
 }
 
 // openURL opens the database at url and closes it when the test ends.

@@ -4,13 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
 	"counsel/adapters/postgres/pgtest"
 	"counsel/adapters/sqlrow"
-	"counsel/domain/contract"
+	"counsel/ports/porttest"
 )
 
 // TestKeyDatesQueryUsesIndexes: the key-date job's candidate query can
@@ -22,9 +21,7 @@ func TestKeyDatesQueryUsesIndexes(t *testing.T) {
 	pgtest.Skip(t)
 	is := is.New(t)
 	db := openDB(t)
-	now := time.Date(2027, 1, 1, 9, 0, 0, 0, time.UTC)
-	th := []int{7, 30, 90}
-	from, to := contract.KeyDateWindow(now, th)
+	from, to, th := porttest.KeyDatePlanWindow()
 	q, args := sqlrow.DueKeyDatesSQL(dialect{}, from, to, th)
 	var plan []string
 	err := engine{db: db}.ReadTx(context.Background(), func(x sqlrow.Querier) error {

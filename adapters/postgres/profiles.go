@@ -22,3 +22,14 @@ func (db *DB) profileTx(ctx context.Context, fn func(q) error) error {
 	db.profiles.Stale()
 	return err
 }
+
+// accessTx is tx for writes that change what a user may do: the commit
+// tells every instance to check its cached principals again.
+func (db *DB) accessTx(ctx context.Context, fn func(q) error) error {
+	return db.tx(ctx, func(x q) error {
+		if err := fn(x); err != nil {
+			return err
+		}
+		return notify(ctx, x, changedPrincipals)
+	})
+}

@@ -67,7 +67,7 @@ const refreshAlone = 2
 
 type refreshQueue struct {
 	mu      sync.Mutex
-	pending []*refreshReq
+	pending []*sqlrow.RefreshReq
 	alone   int // conditional writes in flight
 	// wrote and undone count conditional writes, and those undone
 	// because fn decided otherwise (tests).
@@ -76,28 +76,14 @@ type refreshQueue struct {
 	open          int // of those, the ones that will still take pending refreshes
 }
 
-type refreshReq struct {
-	ctx  context.Context
-	hash []byte
-	fn   func(*account.RefreshState) error
-	err  error
-	done chan struct{}
-}
-
 // take takes up to n waiting refreshes into an open transaction; with
 // none waiting the transaction closes (it commits without taking more).
-func (q *refreshQueue) take(n int) []*refreshReq {
+func (q *refreshQueue) take(n int) []*sqlrow.RefreshReq {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n = min(len(q.pending), n)
-	if n == 0 {
+	batch := sqlrow.TakeFirst(&q.pending, n)
+	if batch == nil {
 		q.open--
-		return nil
-	}
-	batch := q.pending[:n:n]
-	q.pending = q.pending[n:]
-	if len(q.pending) == 0 {
-		q.pending = nil
 	}
 	return batch
 }
@@ -133,14 +119,17 @@ func (q *refreshQueue) next() bool {
 // the session's, in a group), so of two instances presenting one token at
 // once, one rotates it and the other sees it used (reuse: the session is
 // revoked).
-func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+// refresher is db's batched token refresh.
+type refresher struct{ db *DB }
+
+func (s refresher) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
 	if rot.NewTokenHash != nil {
 		if done, err := s.db.rotateAlone(ctx, rot, fn); done {
 			return err
 		}
 	}
 	q := &s.db.refreshes
-	r := &refreshReq{ctx: ctx, hash: rot.TokenHash, fn: fn, done: make(chan struct{})}
+	r := sqlrow.NewRefreshReq(ctx, rot.TokenHash, fn)
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
 	lead := q.open == 0 && q.running < refreshBatches
@@ -155,8 +144,8 @@ func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn fun
 		s.db.refreshTx()
 		go s.db.drainRefreshes(false)
 	}
-	<-r.done
-	return r.err
+	<-r.Done
+	return r.Err
 }
 
 // rotateAlone writes rot alone (rotate) if the queue is idle enough. It
@@ -271,9 +260,9 @@ func (db *DB) drainRefreshes(first bool) {
 
 // refreshRun is the state of one transaction of refreshes.
 type refreshRun struct {
-	reqs   []*refreshReq // every refresh taken in
-	open   bool          // still taking refreshes in
-	groups int           // groups of new arrivals taken
+	reqs   []*sqlrow.RefreshReq // every refresh taken in
+	open   bool                 // still taking refreshes in
+	groups int                  // groups of new arrivals taken
 }
 
 // refreshTx runs one open transaction of refreshes and answers each.
@@ -292,10 +281,10 @@ func (db *DB) refreshTx() {
 		db.closeRefreshTx(tx)
 	}
 	for _, r := range tx.reqs {
-		if err != nil && r.err == nil {
-			r.err = formatError(err)
+		if err != nil && r.Err == nil {
+			r.Err = formatError(err)
 		}
-		close(r.done)
+		close(r.Done)
 	}
 }
 
@@ -359,7 +348,7 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 	// others' refreshes. A caller gone before its turn is skipped.
 	ctx := context.Background()
 	for _, r := range tx.reqs {
-		r.err = nil
+		r.Err = nil
 	}
 	group := tx.reqs
 	conn, err := db.pool.Acquire(ctx)
@@ -377,10 +366,10 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 	b.Queue(`BEGIN`)
 	revoked := false
 	for {
-		var live []*refreshReq
+		var live []*sqlrow.RefreshReq
 		for _, r := range group {
-			if err := r.ctx.Err(); err != nil {
-				r.err = err
+			if err := r.Ctx.Err(); err != nil {
+				r.Err = err
 			} else {
 				live = append(live, r)
 			}
@@ -423,10 +412,10 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 // refreshGroup sends b (the transaction's statements so far) with the
 // read of group's rows, lets each refresh of group decide, and returns
 // their writes and the refreshes that must wait for the next group.
-func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, group []*refreshReq) (w refreshWrites, deferred []*refreshReq, err error) {
+func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, group []*sqlrow.RefreshReq) (w refreshWrites, deferred []*sqlrow.RefreshReq, err error) {
 	hashes := make([][]byte, 0, len(group))
 	for _, r := range group {
-		hashes = append(hashes, r.hash)
+		hashes = append(hashes, r.Hash)
 	}
 	slices.SortFunc(hashes, bytes.Compare)
 	hashes = slices.CompactFunc(hashes, bytes.Equal)
@@ -475,9 +464,9 @@ func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch
 	}
 	sessions := make(map[string]bool, len(group))
 	for _, r := range group {
-		rw := rows[string(r.hash)]
+		rw := rows[string(r.Hash)]
 		if rw == nil {
-			r.err = sqlrow.NotFound("session")
+			r.Err = sqlrow.NotFound("session")
 			continue
 		}
 		if sessions[rw.ss.ID] {
@@ -486,8 +475,8 @@ func (db *DB) refreshGroup(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch
 		}
 		sessions[rw.ss.ID] = true
 		st := account.RefreshState{Session: rw.ss, Used: rw.used, UserActive: rw.userOK}
-		if err := r.fn(&st); err != nil {
-			r.err = err
+		if err := r.Fn(&st); err != nil {
+			r.Err = err
 			continue
 		}
 		if st.Revoke {

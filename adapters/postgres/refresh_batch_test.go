@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/postgres/pgtest"
+	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
@@ -31,7 +32,7 @@ func TestRefreshAcrossInstances(t *testing.T) {
 		}
 		db.Now = func() time.Time { return porttest.T0 }
 		t.Cleanup(func() { db.Close() })
-		stores = append(stores, NewAccountStore(db))
+		stores = append(stores, db.Stores().Accounts)
 	}
 	if _, err := stores[0].Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
 		t.Fatal(err)
@@ -86,16 +87,16 @@ func TestRefreshAcrossInstances(t *testing.T) {
 		is.Equal(used[hash], tries-1) // the rest see a used token
 	}
 	var n int
-	is.NoErr(stores[0].db.QueryRow(ctx, `SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL`).Scan(&n))
+	is.NoErr(dbOf(stores[0]).QueryRow(ctx, `SELECT count(*) FROM refresh_tokens WHERE used_at IS NULL`).Scan(&n))
 	is.Equal(n, sessions) // one current token each
 
 	// Then one token at a time, presented whole on both instances at once:
 	// both write alone, so the two conditional writes race each other.
-	wrote := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load()
+	wrote := dbOf(stores[0]).refreshes.wrote.Load() + dbOf(stores[1]).refreshes.wrote.Load()
 	for i := range sessions {
 		id := fmt.Sprint("s", i)
 		var hash []byte
-		is.NoErr(stores[0].db.pool.QueryRow(ctx, `SELECT hash FROM refresh_tokens WHERE session_id = $1 AND used_at IS NULL`, id).Scan(&hash))
+		is.NoErr(dbOf(stores[0]).pool.QueryRow(ctx, `SELECT hash FROM refresh_tokens WHERE session_id = $1 AND used_at IS NULL`, id).Scan(&hash))
 		var wg sync.WaitGroup
 		var rotated, revoked [2]bool // as each instance's last call of fn decided
 		start := make(chan struct{})
@@ -126,7 +127,7 @@ func TestRefreshAcrossInstances(t *testing.T) {
 	// path carried rotations (a pair that arrives while other refreshes
 	// are in flight queues for the group commit instead, which decides the
 	// same way: the assertions above hold for both paths).
-	alone := stores[0].db.refreshes.wrote.Load() + stores[1].db.refreshes.wrote.Load() - wrote
+	alone := dbOf(stores[0]).refreshes.wrote.Load() + dbOf(stores[1]).refreshes.wrote.Load() - wrote
 	is.True(alone >= 1 && alone <= int64(sessions)) // conditional writes
 }
 
@@ -139,7 +140,7 @@ func TestRefreshWritePlanOutlivesGrowth(t *testing.T) {
 	ctx := context.Background()
 	is := is.New(t)
 	db := openDB(t)
-	s := NewAccountStore(db)
+	s := db.Stores().Accounts
 	_, err := s.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"})
 	is.NoErr(err)
 	const sessions = 16
@@ -193,3 +194,9 @@ func TestRefreshWritePlanOutlivesGrowth(t *testing.T) {
 	t.Logf("rows read by sequential scans: %d", scanned)
 	is.True(scanned < 50000) // the group writes did not read the table through
 }
+
+// AccountStore is the account store of a DB (DB.Stores).
+type AccountStore = sqlrow.Accounts
+
+// dbOf is the database of an account store.
+func dbOf(s *AccountStore) *DB { return s.Refresher.(refresher).db }

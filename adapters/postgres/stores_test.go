@@ -33,9 +33,9 @@ func TestStoreSuites(t *testing.T) {
 
 func stores(t *testing.T, db *DB) porttest.Stores {
 	return porttest.Stores{
-		Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
-		Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-		Contracts: NewContractStore(db), Blobs: NewBlobStore(db, t.TempDir()), Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db), Webhooks: NewWebhookStore(db),
+		Accounts: db.Stores().Accounts, Roles: db.Stores().Roles, Users: db.Stores().Users,
+		Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
+		Contracts: NewContractStore(db), Blobs: db.Stores().Blobs(t.TempDir()), Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 		Rows: func(ctx context.Context, table string) (n int64, err error) {
 			err = db.pool.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 			return n, err
@@ -61,12 +61,12 @@ func TestAPIKeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.APIKeyStore(t, func(t *testing.T) porttest.APIKeyStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		users := NewUserStore(db)
-		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts,
+		users := db.Stores().Users
+		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }
@@ -76,11 +76,11 @@ func TestPasskeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts}
 	})
 }
 
@@ -89,10 +89,10 @@ func TestTOTPStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.TOTPStore(t, func(t *testing.T) porttest.TOTPStores {
 		db := openDB(t)
-		accounts := NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: NewTOTPStore(db), Accounts: accounts}
+		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts}
 	})
 }

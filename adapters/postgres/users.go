@@ -9,37 +9,25 @@ import (
 	"counsel/adapters/sqlrow"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
-	"counsel/ports"
 )
 
-// UserStore implements ports.UserStore: written once in sqlrow but for
-// the list and the cached profile.
-type UserStore struct {
-	sqlrow.UserStore
-	db *DB
-}
-
-var _ ports.UserStore = (*UserStore)(nil)
-
-// NewUserStore returns the user store of db.
-func NewUserStore(db *DB) *UserStore {
-	return &UserStore{UserStore: sqlrow.NewUserStore(engine{db: db}, profileRows{}), db: db}
-}
+// userRows reads users with PostgreSQL's plans.
+type userRows struct{ db *DB }
 
 // escapeLike escapes LIKE's wildcards with a backslash.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// Users implements ports.UserStore.
-func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
+// ListUsers implements sqlrow.UserRows.
+func (r userRows) ListUsers(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
 	where, args := sqlrow.UserWhere(dialect{}, f)
 	var count int64
 	out := []user.User{}
 	if strings.ContainsRune(f.Search, 0) {
 		return out, 0, nil // no stored text holds NUL
 	}
-	err := s.db.listTx(ctx, func(x q) error {
+	err := r.db.listTx(ctx, func(x q) error {
 		if err := x.row(ctx, `SELECT count(*) FROM users u WHERE `+where, args...).Scan(&count); err != nil {
 			return err
 		}
@@ -68,11 +56,10 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 	return out, count, nil
 }
 
-// loadProfile reads a user, office, latest remuneration and adjustment
-// periods in one query, and the roles in a second when withRoles.
-type profileRows struct{}
-
-func (profileRows) LoadProfile(ctx context.Context, x sqlrow.Querier, id int64, withRoles bool) (user.Profile, error) {
+// LoadProfile implements sqlrow.ProfileReader: a user, office, latest
+// remuneration and adjustment periods in one query, and the roles in a
+// second when withRoles.
+func (userRows) LoadProfile(ctx context.Context, x sqlrow.Querier, id int64, withRoles bool) (user.Profile, error) {
 	var p user.Profile
 	var latest sqlrow.LatestScan
 	var starts, ends []time.Time
@@ -106,30 +93,4 @@ func periods(starts, ends []time.Time) []remuneration.Period {
 		out[i] = remuneration.Period{Start: starts[i].UTC(), End: ends[i].UTC()}
 	}
 	return out
-}
-
-// Profile implements ports.UserStore.
-func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
-	if !withRoles {
-		return s.db.profiles.Get(id, s.db.Now(), func() (user.Profile, error) {
-			return profileRows{}.LoadProfile(ctx, s.db.read(), id, false)
-		})
-	}
-	var p user.Profile
-	err := s.db.readTx(ctx, func(x q) error {
-		var err error
-		p, err = profileRows{}.LoadProfile(ctx, x, id, true)
-		return err
-	})
-	return p, err
-}
-
-// CreateUsers is sqlrow's, then the planner's statistics of the tables
-// it grew.
-func (s *UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, error) {
-	ids, err := s.UserStore.CreateUsers(ctx, us)
-	if err == nil {
-		s.db.analyzeAfter(ctx, len(us), "users", "user_roles")
-	}
-	return ids, err
 }

@@ -4,37 +4,10 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/account"
-	"counsel/ports"
 )
-
-// AccountStore implements ports.AccountStore: written once in sqlrow but
-// for the batched Refresh and Prune's statistics.
-type AccountStore struct {
-	sqlrow.AccountStore
-	db *DB
-}
-
-var _ ports.AccountStore = (*AccountStore)(nil)
-
-// NewAccountStore returns the account store of db.
-func NewAccountStore(db *DB) *AccountStore {
-	return &AccountStore{AccountStore: sqlrow.NewAccountStore(engine{db: db}, otpRows{}), db: db}
-}
-
-// Prune is sqlrow's Prune, then housekeeping's moment for the planner's
-// statistics too: cheap when nothing changed much, a sampled ANALYZE of a
-// table that did.
-func (s *AccountStore) Prune(ctx context.Context, now time.Time) (int64, error) {
-	n, err := s.AccountStore.Prune(ctx, now)
-	if err != nil {
-		return n, err
-	}
-	return n, s.db.Optimize(ctx)
-}
 
 // otpRows keeps an email's sends as a comma-separated list of unix
 // milliseconds; the write transaction is the lock.

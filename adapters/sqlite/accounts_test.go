@@ -37,7 +37,7 @@ func TestOpenMigrations(t *testing.T) {
 		got, err := db.Migrations(ctx)
 		is.NoErr(err)       // list
 		is.Equal(got, want) // every embedded migration, in order
-		_, err = NewAccountStore(db).CreateUser(ctx, account.NewUser{Email: "a@example.com"})
+		_, err = db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "a@example.com"})
 		is.NoErr(err)        // write something
 		is.NoErr(db.Close()) // close
 
@@ -46,7 +46,7 @@ func TestOpenMigrations(t *testing.T) {
 		is.NoErr(err)                                                                     // list again
 		is.Equal(got, want)                                                               // nothing added
 		is.Equal(scalar[int](t, db, "SELECT count(*) FROM schema_migrations"), len(want)) // one row each
-		_, err = NewAccountStore(db).CredentialsByEmail(ctx, "a@example.com")
+		_, err = db.Stores().Accounts.CredentialsByEmail(ctx, "a@example.com")
 		is.NoErr(err) // the data survived
 	})
 
@@ -199,9 +199,9 @@ func TestUpdateOTP(t *testing.T) {
 		is.NoErr(s.UpdateOTP(ctx, email, func(st *account.OTPState) error { st.CodeHash = nil; st.Sends = nil; return nil }))
 		var after account.OTPState
 		is.NoErr(s.UpdateOTP(ctx, email, func(st *account.OTPState) error { after = *st; return nil }))
-		is.Equal(len(after.CodeHash), 0)                                                                            // no code
-		is.Equal(len(after.Sends), 0)                                                                               // no sends
-		is.Equal(scalar[int](t, s.db, "SELECT count(*) FROM otps WHERE code_hash IS NULL AND email = ?", email), 1) // NULL in the column
+		is.Equal(len(after.CodeHash), 0)                                                                               // no code
+		is.Equal(len(after.Sends), 0)                                                                                  // no sends
+		is.Equal(scalar[int](t, dbOf(s), "SELECT count(*) FROM otps WHERE code_hash IS NULL AND email = ?", email), 1) // NULL in the column
 	})
 
 	t.Run("emails are separate", func(t *testing.T) {
@@ -422,12 +422,12 @@ func TestRefreshConcurrent(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "x.db")
 	a, b := openPath(t, path), openPath(t, path)
-	sa := NewAccountStore(a)
+	sa := a.Stores().Accounts
 	if _, err := sa.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	newSession(t, sa, "sess", 1, "h0")
-	stores := []*AccountStore{sa, NewAccountStore(b)}
+	stores := []*AccountStore{sa, b.Stores().Accounts}
 
 	is := is.New(t)
 	const n = 8
@@ -502,7 +502,7 @@ func TestUserAccess(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
-	roles := NewRoleStore(db)
+	roles := db.Stores().Roles
 	viewers, err := roles.CreateRole(ctx, account.RoleInput{Name: "Viewers"})
 	if err != nil {
 		t.Fatal(err)
@@ -628,7 +628,7 @@ func TestSecret(t *testing.T) {
 	t.Run("concurrent callers, also through two handles of one file, agree", func(t *testing.T) {
 		is := is.New(t)
 		path := filepath.Join(t.TempDir(), "x.db")
-		stores := []*AccountStore{NewAccountStore(openPath(t, path)), NewAccountStore(openPath(t, path))}
+		stores := []*AccountStore{openPath(t, path).Stores().Accounts, openPath(t, path).Stores().Accounts}
 		const n = 16
 		got := make([][]byte, n)
 		errs := make([]error, n)
@@ -646,7 +646,7 @@ func TestSecret(t *testing.T) {
 			is.NoErr(errs[i])                    // no SQLITE_BUSY, no conflict
 			is.True(bytes.Equal(got[i], got[0])) // one value for everybody
 		}
-		is.Equal(scalar[int](t, stores[0].db, "SELECT count(*) FROM settings WHERE name = 'otp_hmac_key'"), 1) // one row
+		is.Equal(scalar[int](t, dbOf(stores[0]), "SELECT count(*) FROM settings WHERE name = 'otp_hmac_key'"), 1) // one row
 	})
 }
 
@@ -655,8 +655,8 @@ func TestBootstrap(t *testing.T) {
 	ctx := context.Background()
 	is := is.New(t)
 	db := openDB(t)
-	s := NewAccountStore(db)
-	roles := NewRoleStore(db)
+	s := db.Stores().Accounts
+	roles := db.Stores().Roles
 
 	created, err := s.Bootstrap(ctx, account.NewUser{Email: " Boss@Example.com ", FirstName: "Admin", PasswordHash: "h1"})
 	is.NoErr(err)    // bootstrap
@@ -696,7 +696,7 @@ func TestBootstrap(t *testing.T) {
 	t.Run("roles exist, no user yet (user create ran first)", func(t *testing.T) {
 		is := is.New(t)
 		db := openDB(t)
-		s := NewAccountStore(db)
+		s := db.Stores().Accounts
 		is.NoErr(s.EnsureRoles(ctx)) // roles only
 		is.NoErr(s.EnsureRoles(ctx)) // idempotent
 		is.Equal(scalar[int](t, db, "SELECT count(*) FROM roles"), 2)
@@ -709,7 +709,7 @@ func TestBootstrap(t *testing.T) {
 	t.Run("concurrent first starts create one administrator", func(t *testing.T) {
 		is := is.New(t)
 		path := filepath.Join(t.TempDir(), "x.db")
-		stores := []*AccountStore{NewAccountStore(openPath(t, path)), NewAccountStore(openPath(t, path))}
+		stores := []*AccountStore{openPath(t, path).Stores().Accounts, openPath(t, path).Stores().Accounts}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		createdN := 0
@@ -727,9 +727,9 @@ func TestBootstrap(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		is.Equal(createdN, 1)                                                   // exactly one reports creation
-		is.Equal(scalar[int](t, stores[0].db, "SELECT count(*) FROM users"), 1) // one administrator
-		is.Equal(scalar[int](t, stores[0].db, "SELECT count(*) FROM roles"), 2) // one set of roles
+		is.Equal(createdN, 1)                                                      // exactly one reports creation
+		is.Equal(scalar[int](t, dbOf(stores[0]), "SELECT count(*) FROM users"), 1) // one administrator
+		is.Equal(scalar[int](t, dbOf(stores[0]), "SELECT count(*) FROM roles"), 2) // one set of roles
 	})
 }
 
@@ -737,7 +737,7 @@ func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, s := bootstrapped(t)
-	roles := NewRoleStore(db)
+	roles := db.Stores().Roles
 	if _, err := roles.CreateRole(ctx, account.RoleInput{Name: "Also Default", IsDefaultRole: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -839,7 +839,7 @@ func TestConcurrentWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.db")
 	a := openPath(t, path)
 	b := openPath(t, path) // a second process on the same file
-	if _, err := NewAccountStore(a).Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
+	if _, err := a.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -849,7 +849,7 @@ func TestConcurrentWriters(t *testing.T) {
 	errs := make(chan error, 4*perWriter)
 	start := make(chan struct{})
 	for w, db := range []*DB{a, a, b, b} {
-		s := NewAccountStore(db)
+		s := db.Stores().Accounts
 		wg.Go(func() {
 			<-start
 			for i := range perWriter {
@@ -866,7 +866,7 @@ func TestConcurrentWriters(t *testing.T) {
 	wg.Go(func() {
 		<-start
 		for range 50 {
-			if _, err := NewAccountStore(b).CredentialsByEmail(ctx, "admin@example.com"); err != nil {
+			if _, err := b.Stores().Accounts.CredentialsByEmail(ctx, "admin@example.com"); err != nil {
 				errs <- err
 			}
 		}
@@ -903,7 +903,7 @@ func TestBackup(t *testing.T) {
 	wg.Wait()
 
 	cp := openPath(t, dest)
-	cs := NewAccountStore(cp)
+	cs := cp.Stores().Accounts
 	for _, email := range []string{"admin@example.com", "user@example.com"} {
 		_, err := cs.CredentialsByEmail(ctx, email)
 		is.NoErr(err) // the copy has the users
@@ -939,7 +939,7 @@ func TestRefreshGroupCommit(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "x.db")
 	db := openPath(t, path)
-	s := NewAccountStore(db)
+	s := db.Stores().Accounts
 	if _, err := s.Bootstrap(ctx, account.NewUser{Email: "admin@example.com"}); err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,12 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		accounts := sqlite.NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		users := sqlite.NewUserStore(db)
-		return porttest.APIKeyStores{Keys: sqlite.NewAPIKeyStore(db), Accounts: accounts,
+		users := db.Stores().Users
+		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }

@@ -18,12 +18,6 @@ import (
 	"counsel/adapters/sqlrow"
 )
 
-// NewBlobStore returns the blob store of db (written once in sqlrow),
-// spooling uploads in spool ("" for the system's temporary folder).
-func NewBlobStore(db *DB, spool string) sqlrow.BlobStore {
-	return sqlrow.NewBlobStore(engine{db: db}, spool, db.loadChunk)
-}
-
 // staleSpool is the age at which CleanSpool removes a spooled upload, the
 // remains of a process that stopped during one. No upload of 20 MiB takes
 // this long.
@@ -53,11 +47,13 @@ func CleanSpool(dir string) error {
 	return nil
 }
 
-// writeDocumentBytes stores the bytes of document d, read from r, under
-// key in tx, and fails (the caller rolling tx back) unless they are the
-// size and SHA-256 d states.
-func writeDocumentBytes(ctx context.Context, tx *sql.Tx, d contract.Document, key string, r io.Reader, now int64) error {
-	size, sum, err := writeBlob(ctx, tx, key, r, now)
+// WriteDocumentBytes implements sqlrow.ContractRows.
+func (r contractRows) WriteDocumentBytes(ctx context.Context, x sqlrow.Querier, d contract.Document, key string, body io.Reader) error {
+	tx, err := writeTxOf(x)
+	if err != nil {
+		return err
+	}
+	size, sum, err := writeBlob(ctx, tx, key, body, ms(r.db.Now()))
 	if err != nil {
 		return err
 	}
@@ -131,7 +127,7 @@ func (db *DB) loadChunk(ctx context.Context, key string, seq int, buf []byte) ([
 // it, into a database that holds nothing else.
 func (db *DB) ImportDocument(ctx context.Context, d contract.Document, cols []string, row []any, r io.Reader) error {
 	return db.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := writeDocumentBytes(ctx, tx, d, d.StorageKey, r, ms(db.Now())); err != nil {
+		if err := (contractRows{db}).WriteDocumentBytes(ctx, sq{tx}, d, d.StorageKey, r); err != nil {
 			return err
 		}
 		return insertRows(ctx, tx, "contract_documents", cols, [][]any{row})

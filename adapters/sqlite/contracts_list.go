@@ -1,7 +1,8 @@
 package sqlite
 
 // The contract list's planner: how a filter becomes a count and a page,
-// and which index each query reads (issue 17). The CRUD is contracts.go;
+// and which index each query reads (issue 17). The CRUD is sqlrow's
+// ContractStore, the row writes and the import contracts.go;
 // the word path of a search is contract_words.go.
 
 import (
@@ -16,7 +17,26 @@ import (
 
 	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
+	"counsel/ports"
 )
+
+var _ ports.ContractStore = (*ContractStore)(nil)
+
+// ContractStore implements ports.ContractStore, written once in sqlrow
+// but for the list (this file) and the bulk import (contracts.go).
+type ContractStore struct {
+	sqlrow.ContractStore
+	db *DB
+	// knobs are the list planner's thresholds.
+	knobs listKnobs
+	// trace, when set, is told every query a list runs (the plan tests).
+	trace func(query string, args []any)
+}
+
+// NewContractStore returns the contract store of db.
+func NewContractStore(db *DB) *ContractStore {
+	return &ContractStore{ContractStore: sqlrow.NewContractStore(engine{db: db}, contractRows{db}), db: db, knobs: defaultKnobs}
+}
 
 // tracer is a queryer that reports each query before running it.
 type tracer struct {
@@ -54,22 +74,6 @@ func searchHint(term string) string {
 		return " NOT INDEXED"
 	}
 	return " INDEXED BY contracts_search"
-}
-
-// listColumns are the columns of a list item (no long text), in the order
-// scanListItem reads them.
-const listColumns = `c.id, c.uuid, c.contract_name, c.contract_type, c.status, c.start_date, c.end_date,
-	c.amount, c.currency, c.is_signed, c.matter_id, c.client_id, c.project_id, c.digital_contract_id, c.updated_at,
-	c.owner_id, c.notice_days, c.auto_renew, ` + sqlrow.OwnerNameCol
-
-func scanListItem(s rowScanner) (contract.Contract, error) {
-	var c contract.Contract
-	var r contractRow
-	err := s.Scan(&c.ID, &c.UUID, &c.Name, &r.typ, &r.status, &r.start, &r.end, &r.amount, &c.Currency,
-		&c.IsSigned, &r.matter, &r.client, &r.project, &c.DigitalContractID, &r.updated,
-		&r.owner, &r.noticeDays, &c.AutoRenew, &r.ownerName)
-	r.fill(&c)
-	return c, err
 }
 
 // sortColumns maps each sort field to its ORDER BY expression; each has
@@ -316,7 +320,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 	}
 	var rows *sql.Rows
 	if ids != nil {
-		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
+		rows, err = q.QueryContext(ctx, `SELECT `+sqlrow.ContractItemCols+` FROM contracts c NOT INDEXED WHERE c.id IN (`+placeholders(len(ids))+`)`+order, ids...)
 	} else {
 		from, inner := " FROM contracts c", order
 		switch {
@@ -338,7 +342,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 			// statistics (it cannot tell the matches are few).
 			inner = sortOrder(f, "+")
 		}
-		rows, err = q.QueryContext(ctx, `SELECT `+listColumns+` FROM contracts c NOT INDEXED WHERE c.id IN (SELECT c.id`+from+
+		rows, err = q.QueryContext(ctx, `SELECT `+sqlrow.ContractItemCols+` FROM contracts c NOT INDEXED WHERE c.id IN (SELECT c.id`+from+
 			where+inner+` LIMIT ? OFFSET ?)`+order, append(args, f.Limit, f.Offset)...)
 	}
 	if err != nil {
@@ -346,7 +350,7 @@ func (s *ContractStore) list(ctx context.Context, f contract.Filter) ([]contract
 	}
 	defer rows.Close()
 	for rows.Next() {
-		c, err := scanListItem(rows)
+		c, err := sqlrow.ScanContractItem(dialect{}, rows)
 		if err != nil {
 			return nil, 0, err
 		}

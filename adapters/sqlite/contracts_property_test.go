@@ -1,9 +1,9 @@
 package sqlite
 
 import (
-	"math/rand/v2"
 	"testing"
 
+	"counsel/domain/contract"
 	"counsel/ports/porttest"
 	"counsel/tools/bench/contractgen"
 )
@@ -11,6 +11,13 @@ import (
 // propertyRows is the number of contracts of each data shape the
 // property test lists.
 const propertyRows = 800
+
+// seedShape opens a database holding propertyRows contracts of shape d.
+func seedShape(t testing.TB, d contractgen.Shape) (*ContractStore, []contract.Contract) {
+	db := openDB(t)
+	s := NewContractStore(db)
+	return s, porttest.SeedContracts(t, porttest.Stores{Accounts: db.Stores().Accounts, Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+}
 
 // TestContractListProperty runs random filters against the store and
 // the reference in Go over every data shape of contractgen, with the
@@ -21,9 +28,7 @@ func TestContractListProperty(t *testing.T) {
 	for _, d := range contractgen.Shapes() {
 		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
-			db := openDB(t)
-			s := NewContractStore(db)
-			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+			s, all := seedShape(t, d)
 			for _, k := range []struct {
 				name  string
 				knobs listKnobs
@@ -48,15 +53,6 @@ func TestContractListProperty(t *testing.T) {
 //
 //	go test -run '^$' -fuzz FuzzContractList -fuzztime 1m ./adapters/sqlite
 func FuzzContractList(f *testing.F) {
-	db := openDB(f)
-	s := NewContractStore(db)
-	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
-	for _, seed := range []uint64{1, 2, 3, 28} {
-		f.Add(seed, seed*7)
-	}
-	f.Fuzz(func(t *testing.T, a, b uint64) {
-		if msg := porttest.CheckList(s, all, porttest.RandomFilter(rand.New(rand.NewPCG(a, b)), all)); msg != "" {
-			t.Fatal(msg)
-		}
-	})
+	s, all := seedShape(f, contractgen.Mixed)
+	porttest.FuzzContractList(f, s, all)
 }

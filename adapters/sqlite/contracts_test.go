@@ -32,7 +32,7 @@ func openContracts(t *testing.T) (*sqlite.ContractStore, int64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := sqlite.NewAccountStore(db).Bootstrap(ctx, account.NewUser{Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace"}); err != nil {
+	if _, err := db.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace"}); err != nil {
 		t.Fatal(err)
 	}
 	return sqlite.NewContractStore(db), 1

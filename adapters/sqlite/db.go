@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain"
 	"counsel/ports"
 
 	sqlite "modernc.org/sqlite"
@@ -631,26 +630,21 @@ func (db *DB) Migrations(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// formatError turns constraint violations into domain conflicts and
-// leaves *domain.Error values alone.
-func formatError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *domain.Error
-	if errors.As(err, &de) {
-		return err
-	}
+// formatError turns constraint violations into domain errors
+// (sqlrow.FormatError).
+func formatError(err error) error { return sqlrow.FormatError(err, violation) }
+
+func violation(err error) sqlrow.Violation {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return &domain.Error{Code: domain.ECONFLICT, Message: "a record with the same unique value already exists", Err: err}
+			return sqlrow.UniqueViolation
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return &domain.Error{Code: domain.ENOTFOUND, Message: "a referenced record does not exist", Err: err}
+			return sqlrow.MissingReference
 		}
 	}
-	return err
+	return sqlrow.NoViolation
 }
 
 // ms encodes a time as UTC Unix milliseconds, the storage form of every
@@ -666,15 +660,6 @@ func nullMs(t *time.Time) any {
 		return nil
 	}
 	return t.UnixMilli()
-}
-
-// fromNullMs decodes an optional time.
-func fromNullMs(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMs(v.Int64)
-	return &t
 }
 
 // Import inserts rows into table (columns cols) in one transaction: bulk

@@ -15,11 +15,8 @@ type engine struct {
 	db *DB
 }
 
-var _ sqlrow.Engine = engine{}
-
-func (e engine) Now() time.Time       { return e.db.Now() }
 func (e engine) Read() sqlrow.Querier { return cachedReads{e.db} }
-func (e engine) LockRow() string      { return "" }
+func (e engine) Now() time.Time       { return e.db.Now() }
 
 // PrincipalsChanged marks x's transaction (WriteTx's): one process owns
 // the file, so there is no other instance to tell.
@@ -31,6 +28,13 @@ func (e engine) PrincipalsChanged(_ context.Context, x sqlrow.Querier) error {
 	*t.changed = true
 	return nil
 }
+
+// Grown needs no news: Upkeep measures what changed much.
+func (e engine) Grown(context.Context, int, ...string) {}
+
+// Upkeep refreshes the planner's statistics and merges the word index's
+// segments (DB.Optimize).
+func (e engine) Upkeep(ctx context.Context) error { return e.db.Optimize(ctx) }
 
 // Serialize needs no lock: a write transaction is the file's only writer.
 func (e engine) Serialize(context.Context, sqlrow.Querier, string) error { return nil }
@@ -101,4 +105,28 @@ func (c cachedReads) Exec(ctx context.Context, query string, args ...any) (int64
 
 func (c cachedReads) Insert(ctx context.Context, query string, args ...any) (int64, error) {
 	return sq{c.db.read}.Insert(ctx, query, args...)
+}
+
+// writeTxOf returns the transaction of x, a write transaction's querier
+// (WriteTx's, or sq over writeTx's), for the statements a store runs
+// prepared on the writer.
+func writeTxOf(x sqlrow.Querier) (*sql.Tx, error) {
+	if t, ok := x.(trackedTx); ok {
+		x = t.sq
+	}
+	if t, ok := x.(sq); ok {
+		if tx, ok := t.q.(*sql.Tx); ok {
+			return tx, nil
+		}
+	}
+	return nil, errors.New("a write outside a write transaction")
+}
+
+// Stores returns the stores of db written in sqlrow, with this engine's
+// parts: its chunk reads, OTP rows, batched refresh, user list and
+// one-query profile.
+func (db *DB) Stores() sqlrow.Stores {
+	return sqlrow.NewStores(engine{db: db}, sqlrow.Parts{
+		Chunk: db.loadChunk, OTP: otpRows{}, Refresh: refresher{db}, Users: userRows{db}, Profiles: &db.profiles,
+	})
 }

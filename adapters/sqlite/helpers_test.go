@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 )
@@ -60,7 +61,7 @@ func scalar[T any](t testing.TB, db *DB, query string, args ...any) T {
 func bootstrapped(t testing.TB) (*DB, *AccountStore) {
 	t.Helper()
 	db := openDB(t)
-	s := NewAccountStore(db)
+	s := db.Stores().Accounts
 	if _, err := s.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", FirstName: "Admin", PasswordHash: "admin-hash"}); err != nil {
 		t.Fatalf("bootstrap: %v", err)
 	}
@@ -79,3 +80,9 @@ func addUser(t testing.TB, s *AccountStore, email string, roles ...string) int64
 
 // code is the domain error code of err.
 func code(err error) string { return domain.ErrorCode(err) }
+
+// AccountStore is the account store of a DB (DB.Stores).
+type AccountStore = sqlrow.Accounts
+
+// dbOf is the database of an account store.
+func dbOf(s *AccountStore) *DB { return s.Refresher.(refresher).db }

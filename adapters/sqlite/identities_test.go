@@ -33,7 +33,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	accounts := sqlite.NewAccountStore(db)
+	accounts := db.Stores().Accounts
 	if err := accounts.EnsureRoles(ctx); err != nil {
 		t.Fatalf("roles: %v", err)
 	}
@@ -45,7 +45,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
-	return db, sqlite.NewIdentityStore(db), ada, bob
+	return db, db.Stores().Identities, ada, bob
 }
 
 func TestIdentityMigration(t *testing.T) {
@@ -150,7 +150,7 @@ func TestLinkIdentity(t *testing.T) {
 
 	t.Run("a link to a deleted user moves to an undeleted one", func(t *testing.T) {
 		is := is.New(t)
-		dora, err := sqlite.NewAccountStore(db).CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
+		dora, err := db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
 		is.NoErr(err)                                                                                               // a new account
 		is.NoErr(st.LinkIdentity(ctx, dora, issuerA, "sub-ada", "dora@example.com", linkedAt, account.CheckRelink)) // replaces the deleted user's link
 		u, err := st.LinkedUser(ctx, issuerA, "sub-ada")
@@ -165,7 +165,7 @@ func TestProvisionUser(t *testing.T) {
 	t.Parallel()
 	db, st, ada, _ := identityFixture(t)
 	ctx := context.Background()
-	roles := sqlite.NewRoleStore(db)
+	roles := db.Stores().Roles
 
 	t.Run("created with the default roles and linked", func(t *testing.T) {
 		is := is.New(t)

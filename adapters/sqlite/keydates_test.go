@@ -4,12 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
 	"counsel/adapters/sqlrow"
-	"counsel/domain/contract"
+	"counsel/ports/porttest"
 )
 
 // TestKeyDatesQueryUsesIndexes: the key-date job's candidates come from
@@ -21,9 +20,7 @@ func TestKeyDatesQueryUsesIndexes(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := openDB(t)
-	now := time.Date(2027, 1, 1, 9, 0, 0, 0, time.UTC)
-	th := []int{7, 30, 90}
-	from, to := contract.KeyDateWindow(now, th)
+	from, to, th := porttest.KeyDatePlanWindow()
 	q, args := sqlrow.DueKeyDatesSQL(dialect{}, from, to, th)
 	rows, err := db.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
 	is.NoErr(err)

@@ -18,10 +18,10 @@ func TestPasskeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		accounts := sqlite.NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: sqlite.NewPasskeyStore(db), Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts}
 	})
 }

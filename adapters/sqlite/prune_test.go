@@ -19,7 +19,7 @@ func TestPrune(t *testing.T) {
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "prune.db"))
 	is.NoErr(err) // open
 	defer db.Close()
-	s := sqlite.NewAccountStore(db)
+	s := db.Stores().Accounts
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	uid, err := s.CreateUser(ctx, account.NewUser{Email: "p@example.com"})
 	is.NoErr(err)

@@ -24,32 +24,18 @@ const maxRefreshBatch = 128
 
 type refreshQueue struct {
 	mu      sync.Mutex
-	pending []*refreshReq
+	pending []*sqlrow.RefreshReq
 	busy    bool // a leader or drainer is committing
-}
-
-type refreshReq struct {
-	ctx  context.Context
-	hash []byte
-	fn   func(*account.RefreshState) error
-	err  error
-	done chan struct{}
 }
 
 // take removes up to maxRefreshBatch waiting refreshes; with none waiting
 // it clears busy.
-func (q *refreshQueue) take() []*refreshReq {
+func (q *refreshQueue) take() []*sqlrow.RefreshReq {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := min(len(q.pending), maxRefreshBatch)
-	if n == 0 {
+	batch := sqlrow.TakeFirst(&q.pending, maxRefreshBatch)
+	if batch == nil {
 		q.busy = false
-		return nil
-	}
-	batch := q.pending[:n:n]
-	q.pending = q.pending[n:]
-	if len(q.pending) == 0 {
-		q.pending = nil
 	}
 	return batch
 }
@@ -57,8 +43,11 @@ func (q *refreshQueue) take() []*refreshReq {
 // Refresh implements ports.AccountStore. It is the hottest write path, so
 // its statements are prepared once, the user's standing is read in the
 // same query, and concurrent refreshes are committed together.
-func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
-	r := &refreshReq{ctx: ctx, hash: rot.TokenHash, fn: fn, done: make(chan struct{})}
+// refresher is db's batched token refresh.
+type refresher struct{ db *DB }
+
+func (s refresher) Refresh(ctx context.Context, rot account.Rotation, fn func(*account.RefreshState) error) error {
+	r := sqlrow.NewRefreshReq(ctx, rot.TokenHash, fn)
 	q := &s.db.refreshes
 	q.mu.Lock()
 	q.pending = append(q.pending, r)
@@ -73,8 +62,8 @@ func (s *AccountStore) Refresh(ctx context.Context, rot account.Rotation, fn fun
 			go s.db.drainRefreshes()
 		}
 	}
-	<-r.done
-	return r.err
+	<-r.Done
+	return r.Err
 }
 
 func (db *DB) drainRefreshes() {
@@ -88,21 +77,21 @@ func (db *DB) drainRefreshes() {
 }
 
 // commitRefreshes runs batch in one transaction and answers each.
-func (db *DB) commitRefreshes(batch []*refreshReq) {
+func (db *DB) commitRefreshes(batch []*sqlrow.RefreshReq) {
 	// Not a caller's context: one caller giving up must not undo the
 	// others' refreshes. A caller gone before its turn is skipped.
 	ctx := context.Background()
-	var ok []*refreshReq
+	var ok []*sqlrow.RefreshReq
 	revoked := false
 	defer func() {
 		for _, r := range batch {
-			close(r.done)
+			close(r.Done)
 		}
 	}()
 	fail := func(err error) {
 		for _, r := range batch {
-			if r.err == nil {
-				r.err = formatError(err)
+			if r.Err == nil {
+				r.Err = formatError(err)
 			}
 		}
 	}
@@ -114,8 +103,8 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 	defer tx.Rollback()
 	savepoints := len(batch) > 1
 	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err
+		if err := r.Ctx.Err(); err != nil {
+			r.Err = err
 			continue
 		}
 		if savepoints {
@@ -124,9 +113,9 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 				return
 			}
 		}
-		revoke, err := db.refreshOne(ctx, tx, r.hash, r.fn)
+		revoke, err := db.refreshOne(ctx, tx, r.Hash, r.Fn)
 		if err != nil {
-			r.err = formatError(err)
+			r.Err = formatError(err)
 			if !savepoints {
 				return
 			}
@@ -147,7 +136,7 @@ func (db *DB) commitRefreshes(batch []*refreshReq) {
 	}
 	if err := tx.Commit(); err != nil {
 		for _, r := range ok {
-			r.err = formatError(err)
+			r.Err = formatError(err)
 		}
 		return
 	}

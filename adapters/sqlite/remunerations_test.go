@@ -7,7 +7,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/adapters/sqlite"
 	"counsel/domain"
 	"counsel/domain/decimal"
 	"counsel/domain/remuneration"
@@ -33,8 +32,8 @@ func TestRemunerationStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	us := sqlite.NewUserStore(db)
-	s := sqlite.NewRemunerationStore(db)
+	us := db.Stores().Users
+	s := db.Stores().Remunerations
 	office, _ := us.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	jane, err := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com", func(u *user.User) {
 		u.AdmissionDate, u.OfficeID = ptr(day("2010-01-01")), office.ID
@@ -137,8 +136,8 @@ func TestPQEAdjustmentStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	us := sqlite.NewUserStore(db)
-	s := sqlite.NewRemunerationStore(db)
+	us := db.Stores().Users
+	s := db.Stores().Remunerations
 	jane, _ := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
 	var ids []int64
 	for i, start := range []string{"2020-01-01", "2022-01-01", "2021-01-01", "2022-01-01"} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"counsel/adapters/sqlrow"
 	"counsel/domain"
 	"counsel/domain/account"
 
@@ -29,7 +30,7 @@ func TestRoleCRUD(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := bootstrapped(t)
-	s := NewRoleStore(db)
+	s := db.Stores().Roles
 
 	t.Run("create", func(t *testing.T) {
 		tests := []struct {
@@ -131,7 +132,7 @@ func TestRoleCRUD(t *testing.T) {
 
 	t.Run("delete", func(t *testing.T) {
 		is := is.New(t)
-		as := NewAccountStore(db)
+		as := db.Stores().Accounts
 		id := roleID(t, db, "Auditors")
 		if _, err := s.SetRolePermissions(ctx, id, setPerms(account.NewPermissionSet(account.UsersView))); err != nil {
 			t.Fatal(err)
@@ -154,38 +155,38 @@ func TestLastAdminGuard(t *testing.T) {
 	notAdmin := account.RoleInput{Name: account.AdministratorRole}
 	tests := []struct {
 		name   string
-		setup  func(t *testing.T, db *DB, s *RoleStore, as *AccountStore)
-		change func(db *DB, s *RoleStore) error
+		setup  func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore)
+		change func(db *DB, s sqlrow.RoleStore) error
 		code   string
 	}{
 		{"turning off isSystemAdmin of the only admin role", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 				return err
 			}, domain.ECONFLICT},
 		{"renaming the only admin role is fine", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(account.RoleInput{Name: "Owners", IsSystemAdmin: true}), keepRole)
 				return err
 			}, ""},
-		{"turning it off when another admin role is held", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"turning it off when another admin role is held", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
 				t.Fatal(err)
 			}
 			addUser(t, as, "root@example.com", "Root")
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, ""},
-		{"another admin role held by nobody does not count", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"another admin role held by nobody does not count", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
 				t.Fatal(err)
 			}
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, domain.ECONFLICT},
-		{"another admin who is inactive does not count", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"another admin who is inactive does not count", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			id := addUser(t, as, "off@example.com", "Administrator")
 			exec(t, db, "UPDATE users SET active = 0 WHERE id = ?", id)
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
@@ -193,47 +194,47 @@ func TestLastAdminGuard(t *testing.T) {
 			}
 			id = addUser(t, as, "gone@example.com", "Root")
 			exec(t, db, "UPDATE users SET deleted_at = 1 WHERE id = ?", id)
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, domain.ECONFLICT},
 		{"deleting the only admin role", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
 			}, domain.ECONFLICT},
-		{"deleting it when a second admin holds another admin role", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"deleting it when a second admin holds another admin role", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			if _, err := s.CreateRole(ctx, account.RoleInput{Name: "Root", IsSystemAdmin: true}); err != nil {
 				t.Fatal(err)
 			}
 			addUser(t, as, "root@example.com", "Root")
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			return s.DeleteRole(ctx, roleID(t, db, "Administrator"), nil, keepRole)
 		}, ""},
 		{"removing the role from the only admin", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"), nil, keepRole)
 			}, domain.ECONFLICT},
-		{"removing it from one of two admins", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"removing it from one of two admins", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			addUser(t, as, "second@example.com", "Administrator")
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			return s.RemoveUserRole(ctx, scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'"), roleID(t, db, "Administrator"), nil, keepRole)
 		}, ""},
 		{"removing a non-admin role from the only admin", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				uid := scalar[int64](t, db, "SELECT id FROM users WHERE email = 'admin@example.com'")
 				if err := s.AddUserRole(ctx, uid, roleID(t, db, "Staff"), nil); err != nil {
 					return err
 				}
 				return s.RemoveUserRole(ctx, uid, roleID(t, db, "Staff"), nil, keepRole)
 			}, ""},
-		{"an admin role made ordinary while no admin is active", func(t *testing.T, db *DB, s *RoleStore, as *AccountStore) {
+		{"an admin role made ordinary while no admin is active", func(t *testing.T, db *DB, s sqlrow.RoleStore, as *AccountStore) {
 			exec(t, db, "UPDATE users SET active = 0")
-		}, func(db *DB, s *RoleStore) error {
+		}, func(db *DB, s sqlrow.RoleStore) error {
 			_, err := s.UpdateRole(ctx, roleID(t, db, "Administrator"), setRole(notAdmin), keepRole)
 			return err
 		}, ""},
 		{"making an ordinary role an admin role", nil,
-			func(db *DB, s *RoleStore) error {
+			func(db *DB, s sqlrow.RoleStore) error {
 				_, err := s.UpdateRole(ctx, roleID(t, db, "Staff"), setRole(account.RoleInput{Name: "Staff", IsSystemAdmin: true}), keepRole)
 				return err
 			}, ""},
@@ -242,7 +243,7 @@ func TestLastAdminGuard(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			db, as := bootstrapped(t)
-			s := NewRoleStore(db)
+			s := db.Stores().Roles
 			if tt.setup != nil {
 				tt.setup(t, db, s, as)
 			}
@@ -263,7 +264,7 @@ func TestUserRoles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, as := bootstrapped(t)
-	s := NewRoleStore(db)
+	s := db.Stores().Roles
 	partner, err := s.CreateRole(ctx, account.RoleInput{Name: "Partner"})
 	if err != nil {
 		t.Fatal(err)

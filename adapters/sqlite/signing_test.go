@@ -18,19 +18,19 @@ import (
 	"github.com/matryer/is"
 )
 
-func openSigning(t *testing.T) (*sqlite.DB, *sqlite.SigningStore) {
+func openSigning(t *testing.T) (*sqlite.DB, ports.SigningStore) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "signing.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db, sqlite.NewSigningStore(db)
+	return db, db.Stores().Signing
 }
 
 var t0 = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
 
-func newTemplate(t *testing.T, s *sqlite.SigningStore, slug string) ports.SigningTemplateRecord {
+func newTemplate(t *testing.T, s ports.SigningStore, slug string) ports.SigningTemplateRecord {
 	t.Helper()
 	tpl, err := s.CreateTemplate(context.Background(), ports.SigningTemplateRecord{
 		Name: "Service agreement", Slug: slug, ExternalID: "uuid-" + slug, Roles: []string{"Client", "Firm"},
@@ -46,7 +46,7 @@ func newTemplate(t *testing.T, s *sqlite.SigningStore, slug string) ports.Signin
 	return tpl
 }
 
-func newSubmission(t *testing.T, s *sqlite.SigningStore, templateID int64, prefix string, at time.Time, expire *time.Time) ports.SigningSubmissionRecord {
+func newSubmission(t *testing.T, s ports.SigningStore, templateID int64, prefix string, at time.Time, expire *time.Time) ports.SigningSubmissionRecord {
 	t.Helper()
 	sub, err := s.CreateSubmission(context.Background(), ports.SigningSubmissionRecord{
 		TemplateID: templateID, Name: "Contract", Order: signing.OrderPreserved, Status: signing.SubmissionPending,

@@ -18,9 +18,6 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// rowScanner is a *sql.Row or *sql.Rows: what the scan functions read.
-type rowScanner interface{ Scan(dest ...any) error }
-
 // placeholders returns n comma-separated question marks.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
@@ -156,3 +153,8 @@ func (dialect) LockedUntil(t time.Time) any {
 func (dialect) Fold(col string) string { return col + " COLLATE NOCASE" }
 
 func (dialect) IsTrue(col string) string { return col + " = 1" }
+
+func (dialect) IndexedBy(index string) string { return " INDEXED BY " + index }
+
+// LockRow is empty: a write transaction is the file's only writer.
+func (dialect) LockRow() string { return "" }

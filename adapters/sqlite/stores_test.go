@@ -13,11 +13,11 @@ func TestStoreSuites(t *testing.T) {
 	t.Parallel()
 	porttest.StoreSuites(t, func(t *testing.T) porttest.Stores {
 		db := openDB(t)
-		blobs := NewBlobStore(db, t.TempDir())
+		blobs := db.Stores().Blobs(t.TempDir())
 		return porttest.Stores{
-			Accounts: NewAccountStore(db), Roles: NewRoleStore(db), Users: NewUserStore(db),
-			Remunerations: NewRemunerationStore(db), Identities: NewIdentityStore(db),
-			Contracts: NewContractStore(db), Blobs: blobs, Audit: NewAuditStore(db), KeyDates: NewKeyDateStore(db), Signing: NewSigningStore(db), Webhooks: NewWebhookStore(db),
+			Accounts: db.Stores().Accounts, Roles: db.Stores().Roles, Users: db.Stores().Users,
+			Remunerations: db.Stores().Remunerations, Identities: db.Stores().Identities,
+			Contracts: NewContractStore(db), Blobs: blobs, Audit: db.Stores().Audit, KeyDates: db.Stores().KeyDates, Signing: db.Stores().Signing, Webhooks: db.Stores().Webhooks,
 			Rows: func(ctx context.Context, table string) (n int64, err error) {
 				err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 				return n, err

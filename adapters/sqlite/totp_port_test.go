@@ -18,10 +18,10 @@ func TestTOTPStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		accounts := sqlite.NewAccountStore(db)
+		accounts := db.Stores().Accounts
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: sqlite.NewTOTPStore(db), Accounts: accounts}
+		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts}
 	})
 }

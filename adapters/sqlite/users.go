@@ -11,22 +11,10 @@ import (
 	"counsel/adapters/sqlrow"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
-	"counsel/ports"
 )
 
-// UserStore implements ports.UserStore: written once in sqlrow but for
-// the list and the cached profile.
-type UserStore struct {
-	sqlrow.UserStore
-	db *DB
-}
-
-var _ ports.UserStore = (*UserStore)(nil)
-
-// NewUserStore returns the user store of db.
-func NewUserStore(db *DB) *UserStore {
-	return &UserStore{UserStore: sqlrow.NewUserStore(engine{db: db}, profileRows{}), db: db}
-}
+// userRows reads users with SQLite's plans.
+type userRows struct{ db *DB }
 
 // globEscape makes GLOB's wildcards in s match themselves: *, ? and [
 // become one-character classes. A ] outside a class is literal already.
@@ -36,14 +24,14 @@ func globEscape(s string) string {
 
 var globEscaper = strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]")
 
-// Users implements ports.UserStore. The page is read first: when it is not
-// full it tells the count itself (offset + its length), so the count's
-// scan over every match is needed only when more may follow.
-func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
+// ListUsers implements sqlrow.UserRows. The page is read first: when it
+// is not full it tells the count itself (offset + its length), so the
+// count's scan over every match is needed only when more may follow.
+func (r userRows) ListUsers(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
 	where, args := sqlrow.UserWhere(dialect{}, f)
 	var count int64
 	out := []user.User{}
-	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
+	err := r.db.readTx(ctx, func(tx *sql.Tx) error {
 		if f.Limit > 0 {
 			order := sqlrow.UserOrder(dialect{}, f.SortDesc)
 			rows, err := tx.QueryContext(ctx, `SELECT `+sqlrow.UserCols+` FROM `+sqlrow.UserJoin+` WHERE `+where+
@@ -76,13 +64,12 @@ func (s *UserStore) Users(ctx context.Context, f user.Filter) ([]user.User, int6
 	return out, count, nil
 }
 
-// loadProfile reads a user, office, latest remuneration and adjustment
-// periods in one query (the latest remuneration through the
-// remunerations_staff index, the periods through pqe_adjustments_staff),
-// and the roles in a second when withRoles.
-type profileRows struct{}
-
-func (profileRows) LoadProfile(ctx context.Context, x sqlrow.Querier, id int64, withRoles bool) (user.Profile, error) {
+// LoadProfile implements sqlrow.ProfileReader: a user, office, latest
+// remuneration and adjustment periods in one query (the latest
+// remuneration through the remunerations_staff index, the periods
+// through pqe_adjustments_staff), and the roles in a second when
+// withRoles.
+func (userRows) LoadProfile(ctx context.Context, x sqlrow.Querier, id int64, withRoles bool) (user.Profile, error) {
 	var p user.Profile
 	var latest sqlrow.LatestScan
 	var periods sql.NullString
@@ -125,20 +112,4 @@ func parsePeriods(s string) ([]remuneration.Period, error) {
 		out = append(out, remuneration.Period{Start: fromMs(start), End: fromMs(end)})
 	}
 	return out, nil
-}
-
-// Profile implements ports.UserStore.
-func (s *UserStore) Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error) {
-	if !withRoles {
-		return s.db.profiles.Get(id, s.db.Now(), func() (user.Profile, error) {
-			return profileRows{}.LoadProfile(ctx, sq{reader{s.db}}, id, false)
-		})
-	}
-	var p user.Profile
-	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		p, err = profileRows{}.LoadProfile(ctx, sq{tx}, id, true)
-		return err
-	})
-	return p, err
 }

@@ -30,7 +30,7 @@ func open(t *testing.T) *sqlite.DB {
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := sqlite.NewAccountStore(db).Bootstrap(ctx, account.NewUser{Email: "admin@example.com", FirstName: "Admin"}); err != nil {
+	if _, err := db.Stores().Accounts.Bootstrap(ctx, account.NewUser{Email: "admin@example.com", FirstName: "Admin"}); err != nil {
 		t.Fatalf("bootstrap: %v", err)
 	}
 	return db
@@ -60,7 +60,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	s := sqlite.NewUserStore(db)
+	s := db.Stores().Users
 	office, err := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true, Address: user.Address{Suburb: "Sydney", Country: "AU"}})
 	is.NoErr(err) // create office
 	adm := time.Date(2015, 2, 3, 0, 0, 0, 0, time.UTC)
@@ -82,7 +82,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 	is.Equal(len(p.Roles), 1)                           // default roles
 	is.Equal(p.Roles[0].Name, account.StaffRole)        // the Staff role
 	is.True(p.Latest == nil && len(p.Adjustments) == 0) // nothing recorded yet
-	c, err := sqlite.NewAccountStore(db).CredentialsByEmail(ctx, "jane@example.com")
+	c, err := db.Stores().Accounts.CredentialsByEmail(ctx, "jane@example.com")
 	is.NoErr(err)                    // can sign in
 	is.Equal(c.PasswordHash, "hash") // password hash stored
 	got, err := s.User(ctx, p.ID)
@@ -105,7 +105,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 func TestUserStoreList(t *testing.T) {
 	t.Parallel()
 	db := open(t)
-	s := sqlite.NewUserStore(db)
+	s := db.Stores().Users
 	o1, _ := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	o2, _ := s.CreateOffice(ctx, user.Office{Name: "Perth", Active: true})
 	seed := []user.User{
@@ -122,7 +122,7 @@ func TestUserStoreList(t *testing.T) {
 		}
 	}
 	// Written by another store: the trigger gives it a search key.
-	if _, err := sqlite.NewAccountStore(db).CreateUser(ctx, account.NewUser{Email: "cli@firm.io", FirstName: "Carl", LastName: "CLI"}); err != nil {
+	if _, err := db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "cli@firm.io", FirstName: "Carl", LastName: "CLI"}); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	tests := []struct {
@@ -173,7 +173,7 @@ func TestUserStoreUpdate(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	s := sqlite.NewUserStore(db)
+	s := db.Stores().Users
 	office, _ := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
 	is.NoErr(err) // create
@@ -207,7 +207,7 @@ func TestUserStoreUpdate(t *testing.T) {
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
 
-	roles, err := sqlite.NewRoleStore(db).Roles(ctx)
+	roles, err := db.Stores().Roles.Roles(ctx)
 	is.NoErr(err) // roles
 	var adminRole int64
 	for _, r := range roles {
@@ -231,8 +231,8 @@ func TestUserStoreDelete(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
 	db := open(t)
-	s := sqlite.NewUserStore(db)
-	accounts := sqlite.NewAccountStore(db)
+	s := db.Stores().Users
+	accounts := db.Stores().Accounts
 	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "hash", nil, nil)
 	is.NoErr(err) // create
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -266,7 +266,7 @@ func TestUserStoreDelete(t *testing.T) {
 func TestOfficeStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := sqlite.NewUserStore(open(t))
+	s := open(t).Stores().Users
 	os, err := s.Offices(ctx)
 	is.NoErr(err)        // no offices
 	is.Equal(len(os), 0) // an empty list
@@ -292,7 +292,7 @@ func TestOfficeStore(t *testing.T) {
 func TestReviewerStore(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)
-	s := sqlite.NewUserStore(open(t))
+	s := open(t).Stores().Users
 	var ids []int64
 	for i, n := range []string{"Ann", "Bob", "Cat"} {
 		p, err := s.CreateUser(ctx, newUser(n, "R", fmt.Sprintf("r%d@example.com", i)), "", nil, nil)

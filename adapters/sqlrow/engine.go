@@ -44,4 +44,12 @@ type Engine interface {
 	// (AccessTx calls it; a store calls it itself where only some outcomes
 	// of one write change who may do what).
 	PrincipalsChanged(ctx context.Context, x Querier) error
+	// Grown tells the engine that one write added n rows to tables, so
+	// that it refreshes its planner's statistics of them if they changed
+	// much (PostgreSQL; SQLite measures at Upkeep).
+	Grown(ctx context.Context, n int, tables ...string)
+	// Upkeep is housekeeping's moment for the engine's own upkeep (on
+	// SQLite, the planner's statistics and the word index's segments;
+	// nothing on PostgreSQL, whose autovacuum sees to them).
+	Upkeep(ctx context.Context) error
 }

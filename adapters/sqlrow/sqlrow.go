@@ -160,6 +160,10 @@ type Dialect interface {
 	// IsTrue returns the condition that the boolean col holds, written as
 	// the engine's partial indexes on it are (col = 1 on SQLite).
 	IsTrue(col string) string
+	// IndexedBy returns the clause, after a table's name, that makes the
+	// engine read index (SQLite's INDEXED BY), or "" where the planner
+	// finds it by the query's conditions alone.
+	IndexedBy(index string) string
 	// LockedUntil encodes the end of a sign-in lock, the zero time as the
 	// schema stores "not locked" (0 on SQLite, NULL on PostgreSQL).
 	LockedUntil(t time.Time) any
@@ -193,3 +197,35 @@ func Scaled(field string, d decimal.Decimal, places int32) (int64, error) {
 
 // Money decodes a stored amount of cents.
 func Money(v int64) decimal.Decimal { return decimal.FromScaled(v, CentPlaces) }
+
+// Violation is the kind of constraint an engine's error reports broken.
+type Violation int
+
+// The violations FormatError turns into domain errors.
+const (
+	NoViolation      Violation = iota
+	UniqueViolation            // ECONFLICT
+	MissingReference           // ENOTFOUND: a foreign key refers to no row
+	NULInText                  // EINVALID: text that cannot hold NUL
+)
+
+// FormatError turns the broken constraint violation finds in err into a
+// domain error, and leaves *domain.Error values and other errors alone.
+func FormatError(err error, violation func(error) Violation) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	switch violation(err) {
+	case UniqueViolation:
+		return &domain.Error{Code: domain.ECONFLICT, Message: "a record with the same unique value already exists", Err: err}
+	case MissingReference:
+		return &domain.Error{Code: domain.ENOTFOUND, Message: "a referenced record does not exist", Err: err}
+	case NULInText:
+		return &domain.Error{Code: domain.EINVALID, Message: "text must not contain NUL characters", Err: err}
+	}
+	return err
+}

@@ -673,7 +673,7 @@ func TestBackup(t *testing.T) {
 	cp, err := sqlite.Open(context.Background(), dest)
 	is.NoErr(err) // the copy opens
 	defer cp.Close()
-	users := sqlite.NewAccountStore(cp)
+	users := cp.Stores().Accounts
 	_, err = users.CredentialsByEmail(context.Background(), "user@example.com")
 	is.NoErr(err) // the copy has the users
 	_, _, err = users.UserAccess(context.Background(), 1)

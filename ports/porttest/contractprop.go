@@ -321,3 +321,16 @@ func randomTerm(rnd *rand.Rand, c contract.Contract) string {
 func Reference(all []contract.Contract, f contract.Filter) ([]int64, int64) {
 	return reference(all, f)
 }
+
+// FuzzContractList lists a filter drawn from the fuzzer's seed from s
+// and from the reference over all (the contracts s holds).
+func FuzzContractList(f *testing.F, s ContractStores, all []contract.Contract) {
+	for _, seed := range []uint64{1, 2, 3, 28} {
+		f.Add(seed, seed*7)
+	}
+	f.Fuzz(func(t *testing.T, a, b uint64) {
+		if msg := CheckList(s, all, RandomFilter(rand.New(rand.NewPCG(a, b)), all)); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}

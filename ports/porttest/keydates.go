@@ -214,3 +214,12 @@ func KeyDatesSuite(t *testing.T, s Stores) {
 	is.NoErr(err)
 	is.Equal(rows(), int64(7))
 }
+
+// KeyDatePlanWindow is the window of notice dates and the thresholds
+// whose candidate query the engines' plan tests explain: a digest on
+// 1 January 2027 with the thresholds 7, 30 and 90 days.
+func KeyDatePlanWindow() (from, to time.Time, thresholds []int) {
+	thresholds = []int{7, 30, 90}
+	from, to = contract.KeyDateWindow(time.Date(2027, 1, 1, 9, 0, 0, 0, time.UTC), thresholds)
+	return from, to, thresholds
+}
