@@ -131,9 +131,6 @@ type AccountStore interface {
 	// exists and admin when no user exists. It reports whether it created
 	// the administrator.
 	Bootstrap(ctx context.Context, admin account.NewUser) (bool, error)
-	// CreateUser creates a user with the named roles (the default roles
-	// when none). ECONFLICT for a taken email, EINVALID for an unknown role.
-	CreateUser(ctx context.Context, u account.NewUser) (int64, error)
 	// SetPassword replaces a user's password hash and revokes the user's
 	// sessions. ENOTFOUND if unknown or deleted. check (nil: none) runs
 	// first in the same transaction, on the roles the user holds there

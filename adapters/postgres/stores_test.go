@@ -66,7 +66,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		users := NewUserStore(db)
-		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts,
+		return porttest.APIKeyStores{Keys: NewAPIKeyStore(db), Accounts: accounts, Users: users,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }
@@ -80,7 +80,7 @@ func TestPasskeyStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: NewPasskeyStore(db), Accounts: accounts, Users: NewUserStore(db)}
 	})
 }
 
@@ -93,6 +93,6 @@ func TestTOTPStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: NewTOTPStore(db), Accounts: accounts}
+		return porttest.TOTPStores{TOTP: NewTOTPStore(db), Accounts: accounts, Users: NewUserStore(db)}
 	})
 }

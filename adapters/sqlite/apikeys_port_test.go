@@ -24,7 +24,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		users := sqlite.NewUserStore(db)
-		return porttest.APIKeyStores{Keys: sqlite.NewAPIKeyStore(db), Accounts: accounts,
+		return porttest.APIKeyStores{Keys: sqlite.NewAPIKeyStore(db), Accounts: accounts, Users: users,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }

@@ -69,7 +69,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 		u.Address = user.Address{Address1: "1 George St", Postcode: "2000"}
 		u.ContactNumber, u.IsLegal = "0400 000 000", true
 	})
-	p, err := s.CreateUser(ctx, in, "hash", nil, nil)
+	p, err := s.CreateUser(ctx, in, "hash", nil)
 	is.NoErr(err)                                       // create user
 	is.True(p.ID > 1)                                   // new id
 	is.Equal(p.Email, "jane@example.com")               // email kept
@@ -89,15 +89,15 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 	is.NoErr(err)                        // read back
 	is.Equal(got.FullName(), "Jane Doe") // same user
 
-	_, err = s.CreateUser(ctx, newUser("J", "D", "jane@example.com"), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "jane@example.com"), "", nil)
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.CreateUser(ctx, newUser("J", "D", "j2@example.com", func(u *user.User) { u.OfficeID = 999 }), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "j2@example.com", func(u *user.User) { u.OfficeID = 999 }), "", nil)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", &[]int64{999}, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", setRoles(999))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
 	_, err = s.User(ctx, 424242)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
-	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", &[]int64{}, nil)
+	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", setRoles())
 	is.NoErr(err)                // an empty role list
 	is.Equal(len(none.Roles), 0) // means no roles
 }
@@ -117,7 +117,7 @@ func TestUserStoreList(t *testing.T) {
 		newUser("Odd", "[?]*", "odd@firm.io", func(u *user.User) { u.Active = false }),
 	}
 	for _, u := range seed {
-		if _, err := s.CreateUser(ctx, u, "", nil, nil); err != nil {
+		if _, err := s.CreateUser(ctx, u, "", nil); err != nil {
 			t.Fatalf("seed: %v", err)
 		}
 	}
@@ -175,15 +175,15 @@ func TestUserStoreUpdate(t *testing.T) {
 	db := open(t)
 	s := sqlite.NewUserStore(db)
 	office, _ := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
-	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
+	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil)
 	is.NoErr(err) // create
-	_, err = s.CreateUser(ctx, newUser("Other", "User", "other@example.com"), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("Other", "User", "other@example.com"), "", nil)
 	is.NoErr(err) // create another
 
-	up, err := s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error {
+	up, err := s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error {
 		u.Apply(user.Patch{LastName: ptr("Smith"), OfficeID: &office.ID, BillingRate: ptr(decimal.FromInt(250))})
 		return u.Validate()
-	}, keepUser)
+	}))
 	is.NoErr(err)                                     // update
 	is.Equal(up.FullName(), "Jane Smith")             // name changed
 	is.Equal(up.Office.Name, "Sydney")                // office joined
@@ -193,16 +193,16 @@ func TestUserStoreUpdate(t *testing.T) {
 	is.NoErr(err)        // search by the new name
 	is.Equal(len(us), 1) // found
 
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.Email = "other@example.com"; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.Email = "other@example.com"; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.OfficeID = 999; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.OfficeID = 999; return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{999}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles(999)))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
-	_, err = s.UpdateUser(ctx, 424242, nil, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, 424242, edit(func(u *user.User) error { return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
 	boom := errors.New("boom")
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { return boom }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return boom }))
 	is.True(errors.Is(err, boom)) // fn's error as is
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
@@ -215,15 +215,15 @@ func TestUserStoreUpdate(t *testing.T) {
 			adminRole = r.ID
 		}
 	}
-	up, err = s.UpdateUser(ctx, p.ID, &[]int64{adminRole}, nil, func(u *user.User) error { return nil }, keepUser)
+	up, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles(adminRole)))
 	is.NoErr(err)                      // replace roles
 	is.Equal(len(up.Roles), 1)         // exactly the given ones
 	is.True(up.Roles[0].IsSystemAdmin) // now an administrator
-	_, err = s.UpdateUser(ctx, 1, &[]int64{}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, 1, edit(func(u *user.User) error { return nil }, setRoles()))
 	is.NoErr(err) // another administrator remains
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.Active = false; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // deactivating the last administrator
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles()))
 	is.Equal(code(err), domain.ECONFLICT) // taking the last administrator's role
 }
 
@@ -233,7 +233,7 @@ func TestUserStoreDelete(t *testing.T) {
 	db := open(t)
 	s := sqlite.NewUserStore(db)
 	accounts := sqlite.NewAccountStore(db)
-	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "hash", nil, nil)
+	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "hash", nil)
 	is.NoErr(err) // create
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	is.NoErr(accounts.CreateSession(ctx, account.Session{ID: "s1", UserID: p.ID, Method: account.MethodPassword, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}, []byte("h1"))) // session
@@ -257,7 +257,7 @@ func TestUserStoreDelete(t *testing.T) {
 	is.Equal(len(rs), 0)                                                     // gone from reviewers
 	is.Equal(code(s.DeleteUser(ctx, p.ID, now, keepUser)), domain.ENOTFOUND) // deleted once
 
-	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil, nil)
+	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil)
 	is.NoErr(err)                                                         // the email may be used again
 	is.True(again.ID != p.ID)                                             // by a new user
 	is.Equal(code(s.DeleteUser(ctx, 1, now, keepUser)), domain.ECONFLICT) // the last administrator stays
@@ -295,7 +295,7 @@ func TestReviewerStore(t *testing.T) {
 	s := sqlite.NewUserStore(open(t))
 	var ids []int64
 	for i, n := range []string{"Ann", "Bob", "Cat"} {
-		p, err := s.CreateUser(ctx, newUser(n, "R", fmt.Sprintf("r%d@example.com", i)), "", nil, nil)
+		p, err := s.CreateUser(ctx, newUser(n, "R", fmt.Sprintf("r%d@example.com", i)), "", nil)
 		is.NoErr(err) // create
 		ids = append(ids, p.ID)
 	}
@@ -325,6 +325,34 @@ func TestReviewerStore(t *testing.T) {
 	is.Equal(list(10, 20), []string{}) // nobody permitted for both now
 }
 
-// keepUser is the users use case's last-administrator rule, which the
-// store runs in its transaction.
-var keepUser = account.KeepAnAdmin(account.LastAdminChange)
+// keepUser is the users use case's last-administrator rule, on the
+// user's aggregate.
+func keepUser(a *user.Aggregate) error { return a.KeepAnAdmin(account.LastAdminChange) }
+
+// setRoles gives the user the roles ids (no roles for none).
+func setRoles(ids ...int64) func(*user.Aggregate) error {
+	return func(a *user.Aggregate) error {
+		rs, err := a.LookupRoles(append([]int64{}, ids...))
+		if err != nil {
+			return err
+		}
+		a.SetRoles(rs)
+		return nil
+	}
+}
+
+// edit is an UpdateUser fn: also (setRoles) first, then fn on the user,
+// then keepUser.
+func edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*user.Aggregate) error {
+	return func(a *user.Aggregate) error {
+		for _, f := range also {
+			if err := f(a); err != nil {
+				return err
+			}
+		}
+		if err := fn(&a.User); err != nil {
+			return err
+		}
+		return keepUser(a)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
 )
@@ -76,18 +75,3 @@ func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring, noti
 	return drafts, waiting, expiring, noticeDue, err
 }
 
-// RemoveDocumentOutsideSigning removes a document as RemoveDocument does,
-// but refuses (ECONFLICT, with the reason) while the contract waits for
-// signatures: the signers are reading that document. The JSON API's
-// DELETE keeps its own behaviour. The status is the one the store's
-// transaction reads, so a contract sent for signature meanwhile cannot
-// lose a document.
-func (s *Service) RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error {
-	return s.removeDocument(ctx, contractID, docID, func(status contract.Status) error {
-		if status == contract.WaitingForClientSignature {
-			return domain.Errorf(domain.ECONFLICT,
-				"documents cannot be removed while the contract is out for signature (WaitingForClientSignature): the signers are reading them")
-		}
-		return nil
-	})
-}
