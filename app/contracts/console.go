@@ -74,4 +74,3 @@ func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring, noti
 	noticeDue = count(NoticeFilter(p.UserID, now))
 	return drafts, waiting, expiring, noticeDue, err
 }
-

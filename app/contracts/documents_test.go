@@ -63,7 +63,7 @@ func TestRemoveDocumentDecidesInTheTransaction(t *testing.T) {
 			if tt.code != "" {
 				is.Equal(domain.ErrorMessage(err), contract.ErrOutForSignature) // with the reason
 			}
-			is.Equal(store.removed, tt.code == "")   // refused: nothing removed
+			is.Equal(store.removed, tt.code == "") // refused: nothing removed
 		})
 	}
 }
