@@ -335,8 +335,8 @@ func (s AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (boo
 	return created, nil
 }
 
-// EnsureRoles creates the Administrator and Staff roles when no role
-// exists, for commands that run before the first start.
+// EnsureRoles creates the built-in roles (account.BuiltinRoles) when no
+// role exists, for commands that run before the first start.
 func (s AccountStore) EnsureRoles(ctx context.Context) error {
 	err := s.e.WriteTx(ctx, func(x Querier) error {
 		if err := s.e.Serialize(ctx, x, LockAdministrators); err != nil {
