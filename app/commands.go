@@ -80,17 +80,7 @@ func newUser(u account.NewUser) (user.User, error) {
 // default roles when none) through the user store's one way of creating
 // users; EINVALID (field "roles") for an unknown role.
 func createUser(ctx context.Context, users ports.UserStore, u user.User, roles []string, hash string) (int64, error) {
-	p, err := users.CreateUser(ctx, u, hash, func(a *user.Aggregate) error {
-		if len(roles) == 0 {
-			return nil
-		}
-		rs, err := a.LookupRoleNames(roles)
-		if err != nil {
-			return err
-		}
-		a.SetRoles(rs)
-		return nil
-	})
+	p, err := users.CreateUser(ctx, u, hash, func(a *user.Aggregate) error { return a.GiveRoleNames(roles) })
 	return p.ID, err
 }
 

@@ -23,16 +23,6 @@ func (s *ContractStore) SetSearchProbe(n int) { s.knobs.searchProbe = n }
 func (s *AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64, error) {
 	nu := user.New()
 	nu.Apply(user.Patch{Email: &u.Email, FirstName: &u.FirstName, LastName: &u.LastName})
-	p, err := NewUserStore(s.db).CreateUser(ctx, nu, u.PasswordHash, func(a *user.Aggregate) error {
-		if len(u.Roles) == 0 {
-			return nil
-		}
-		rs, err := a.LookupRoleNames(u.Roles)
-		if err != nil {
-			return err
-		}
-		a.SetRoles(rs)
-		return nil
-	})
+	p, err := NewUserStore(s.db).CreateUser(ctx, nu, u.PasswordHash, func(a *user.Aggregate) error { return a.GiveRoleNames(u.Roles) })
 	return p.ID, err
 }

@@ -15,6 +15,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/decimal"
 	"counsel/domain/user"
+	"counsel/ports/porttest"
 )
 
 var ctx = context.Background()
@@ -93,11 +94,11 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 	is.Equal(code(err), domain.ECONFLICT) // email taken
 	_, err = s.CreateUser(ctx, newUser("J", "D", "j2@example.com", func(u *user.User) { u.OfficeID = 999 }), "", nil)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", setRoles(999))
+	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", porttest.SetRoles(999))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
 	_, err = s.User(ctx, 424242)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
-	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", setRoles())
+	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", porttest.SetRoles())
 	is.NoErr(err)                // an empty role list
 	is.Equal(len(none.Roles), 0) // means no roles
 }
@@ -180,7 +181,7 @@ func TestUserStoreUpdate(t *testing.T) {
 	_, err = s.CreateUser(ctx, newUser("Other", "User", "other@example.com"), "", nil)
 	is.NoErr(err) // create another
 
-	up, err := s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error {
+	up, err := s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error {
 		u.Apply(user.Patch{LastName: ptr("Smith"), OfficeID: &office.ID, BillingRate: ptr(decimal.FromInt(250))})
 		return u.Validate()
 	}))
@@ -193,16 +194,16 @@ func TestUserStoreUpdate(t *testing.T) {
 	is.NoErr(err)        // search by the new name
 	is.Equal(len(us), 1) // found
 
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.Email = "other@example.com"; return nil }))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.Email = "other@example.com"; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.OfficeID = 999; return nil }))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.OfficeID = 999; return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles(999)))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles(999)))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
-	_, err = s.UpdateUser(ctx, 424242, edit(func(u *user.User) error { return nil }))
+	_, err = s.UpdateUser(ctx, 424242, porttest.Edit(func(u *user.User) error { return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
 	boom := errors.New("boom")
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return boom }))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return boom }))
 	is.True(errors.Is(err, boom)) // fn's error as is
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
@@ -215,15 +216,15 @@ func TestUserStoreUpdate(t *testing.T) {
 			adminRole = r.ID
 		}
 	}
-	up, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles(adminRole)))
+	up, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles(adminRole)))
 	is.NoErr(err)                      // replace roles
 	is.Equal(len(up.Roles), 1)         // exactly the given ones
 	is.True(up.Roles[0].IsSystemAdmin) // now an administrator
-	_, err = s.UpdateUser(ctx, 1, edit(func(u *user.User) error { return nil }, setRoles()))
+	_, err = s.UpdateUser(ctx, 1, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles()))
 	is.NoErr(err) // another administrator remains
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { u.Active = false; return nil }))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.Active = false; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // deactivating the last administrator
-	_, err = s.UpdateUser(ctx, p.ID, edit(func(u *user.User) error { return nil }, setRoles()))
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles()))
 	is.Equal(code(err), domain.ECONFLICT) // taking the last administrator's role
 }
 
@@ -240,7 +241,7 @@ func TestUserStoreDelete(t *testing.T) {
 	_, err = s.AddReviewers(ctx, 7, []int64{p.ID})
 	is.NoErr(err) // a reviewer
 
-	is.NoErr(s.DeleteUser(ctx, p.ID, now, keepUser)) // delete
+	is.NoErr(s.DeleteUser(ctx, p.ID, now, porttest.KeepAdmin)) // delete
 	ss, err := accounts.Session(ctx, "s1")
 	is.NoErr(err)                // session kept
 	is.True(ss.RevokedAt != nil) // but revoked
@@ -253,14 +254,14 @@ func TestUserStoreDelete(t *testing.T) {
 	is.Equal(count, int64(1))              // only the administrator
 	is.Equal(names(us), []string{"Admin"}) // gone from lists
 	rs, _, err := s.Users(ctx, user.Filter{Limit: 10, Reviewers: true})
-	is.NoErr(err)                                                            // reviewers
-	is.Equal(len(rs), 0)                                                     // gone from reviewers
-	is.Equal(code(s.DeleteUser(ctx, p.ID, now, keepUser)), domain.ENOTFOUND) // deleted once
+	is.NoErr(err)                                                                      // reviewers
+	is.Equal(len(rs), 0)                                                               // gone from reviewers
+	is.Equal(code(s.DeleteUser(ctx, p.ID, now, porttest.KeepAdmin)), domain.ENOTFOUND) // deleted once
 
 	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil)
-	is.NoErr(err)                                                         // the email may be used again
-	is.True(again.ID != p.ID)                                             // by a new user
-	is.Equal(code(s.DeleteUser(ctx, 1, now, keepUser)), domain.ECONFLICT) // the last administrator stays
+	is.NoErr(err)                                                                   // the email may be used again
+	is.True(again.ID != p.ID)                                                       // by a new user
+	is.Equal(code(s.DeleteUser(ctx, 1, now, porttest.KeepAdmin)), domain.ECONFLICT) // the last administrator stays
 }
 
 func TestOfficeStore(t *testing.T) {
@@ -323,36 +324,4 @@ func TestReviewerStore(t *testing.T) {
 	is.NoErr(err)                      // remove, unknown ids ignored
 	is.Equal(got, []int64{ann})        // remaining
 	is.Equal(list(10, 20), []string{}) // nobody permitted for both now
-}
-
-// keepUser is the users use case's last-administrator rule, on the
-// user's aggregate.
-func keepUser(a *user.Aggregate) error { return a.KeepAnAdmin(account.LastAdminChange) }
-
-// setRoles gives the user the roles ids (no roles for none).
-func setRoles(ids ...int64) func(*user.Aggregate) error {
-	return func(a *user.Aggregate) error {
-		rs, err := a.LookupRoles(append([]int64{}, ids...))
-		if err != nil {
-			return err
-		}
-		a.SetRoles(rs)
-		return nil
-	}
-}
-
-// edit is an UpdateUser fn: also (setRoles) first, then fn on the user,
-// then keepUser.
-func edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*user.Aggregate) error {
-	return func(a *user.Aggregate) error {
-		for _, f := range also {
-			if err := f(a); err != nil {
-				return err
-			}
-		}
-		if err := fn(&a.User); err != nil {
-			return err
-		}
-		return keepUser(a)
-	}
 }

@@ -105,6 +105,21 @@ func (a *Aggregate) LookupRoleNames(names []string) ([]account.Role, error) {
 	return out, nil
 }
 
+// GiveRoleNames gives the user the roles named, as the command line names
+// them (none: the roles stay as they are, for a new user the default
+// roles); EINVALID (field "roles") for an unknown one.
+func (a *Aggregate) GiveRoleNames(names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	rs, err := a.LookupRoleNames(names)
+	if err != nil {
+		return err
+	}
+	a.SetRoles(rs)
+	return nil
+}
+
 // CheckTakeover refuses p changing another user whose roles grant more
 // than p holds (account.CheckTakeover), on the roles held before the
 // change.

@@ -12,13 +12,14 @@ import (
 	"counsel/domain/user"
 )
 
-// keepUser is the use case's last-administrator rule for user changes
-// and deletions, on the user's aggregate.
-func keepUser(a *user.Aggregate) error { return a.KeepAnAdmin(account.LastAdminChange) }
+// KeepAdmin is the use case's last-administrator rule for user changes
+// and deletions, on the user's aggregate (the engines' own tests use it
+// too).
+func KeepAdmin(a *user.Aggregate) error { return a.KeepAnAdmin(account.LastAdminChange) }
 
 // setRoles is an aggregate change that gives the user the roles ids (no
 // roles for none), looked up in the store's transaction.
-func setRoles(ids ...int64) func(*user.Aggregate) error {
+func SetRoles(ids ...int64) func(*user.Aggregate) error {
 	return func(a *user.Aggregate) error {
 		rs, err := a.LookupRoles(append([]int64{}, ids...))
 		if err != nil {
@@ -30,8 +31,8 @@ func setRoles(ids ...int64) func(*user.Aggregate) error {
 }
 
 // edit is an UpdateUser fn: the aggregate changes also (setRoles), fn
-// changes the user, then keepUser decides.
-func edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*user.Aggregate) error {
+// changes the user, then KeepAdmin decides.
+func Edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*user.Aggregate) error {
 	return func(a *user.Aggregate) error {
 		for _, f := range also {
 			if err := f(a); err != nil {
@@ -41,7 +42,7 @@ func edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*
 		if err := fn(&a.User); err != nil {
 			return err
 		}
-		return keepUser(a)
+		return KeepAdmin(a)
 	}
 }
 

@@ -134,7 +134,7 @@ func RoleCheckSuite(t *testing.T, s Stores) {
 	_, n, err := s.Users.Users(ctx, user.Filter{Search: "refused@example.com", Limit: 10})
 	is.NoErr(err)
 	is.Equal(n, int64(0))
-	p, err = s.Users.CreateUser(ctx, newUser("named@example.com", "N", "N"), "", setRoles(adminRole.ID))
+	p, err = s.Users.CreateUser(ctx, newUser("named@example.com", "N", "N"), "", SetRoles(adminRole.ID))
 	is.NoErr(err)
 	is.Equal(ids(p.Roles), []int64{adminRole.ID})
 }

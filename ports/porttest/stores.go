@@ -359,17 +359,7 @@ func RolesSuite(t *testing.T, s Stores) {
 func createUser(ctx context.Context, users ports.UserStore, nu account.NewUser) (int64, error) {
 	u := user.New()
 	u.Apply(user.Patch{Email: &nu.Email, FirstName: &nu.FirstName, LastName: &nu.LastName})
-	p, err := users.CreateUser(ctx, u, nu.PasswordHash, func(a *user.Aggregate) error {
-		if len(nu.Roles) == 0 {
-			return nil
-		}
-		rs, err := a.LookupRoleNames(nu.Roles)
-		if err != nil {
-			return err
-		}
-		a.SetRoles(rs)
-		return nil
-	})
+	p, err := users.CreateUser(ctx, u, nu.PasswordHash, func(a *user.Aggregate) error { return a.GiveRoleNames(nu.Roles) })
 	return p.ID, err
 }
 
@@ -416,7 +406,7 @@ func UsersSuite(t *testing.T, s Stores) {
 	bad.OfficeID = 999
 	_, err = s.Users.CreateUser(ctx, bad, "", nil)
 	is.Equal(code(err), domain.ENOTFOUND)
-	_, err = s.Users.CreateUser(ctx, newUser("b@example.com", "", ""), "", setRoles(999))
+	_, err = s.Users.CreateUser(ctx, newUser("b@example.com", "", ""), "", SetRoles(999))
 	is.Equal(code(err), domain.ENOTFOUND)
 
 	names := [][2]string{{"bob", "Adams"}, {"Carol", "adams"}, {"Dan", "Brown"}, {"eve", "Zed"}}
@@ -425,7 +415,7 @@ func UsersSuite(t *testing.T, s Stores) {
 		nu := newUser(fmt.Sprintf("user%d@example.com", i), n[0], n[1])
 		nu.Active = i != 3
 		nu.OfficeID = melb.ID
-		q, err := s.Users.CreateUser(ctx, nu, "", setRoles())
+		q, err := s.Users.CreateUser(ctx, nu, "", SetRoles())
 		is.NoErr(err)
 		is.Equal(len(q.Roles), 0)
 		ids = append(ids, q.ID)
@@ -469,24 +459,24 @@ func UsersSuite(t *testing.T, s Stores) {
 	}
 
 	// Update: email conflict, roles replaced, last admin kept.
-	_, err = s.Users.UpdateUser(ctx, ids[0], edit(func(u *user.User) error { u.Email = "elodie@example.com"; return nil }))
+	_, err = s.Users.UpdateUser(ctx, ids[0], Edit(func(u *user.User) error { u.Email = "elodie@example.com"; return nil }))
 	is.Equal(code(err), domain.ECONFLICT)
-	p, err = s.Users.UpdateUser(ctx, ids[0], edit(func(u *user.User) error { u.FirstName = "Bobby"; return nil }, setRoles(1)))
+	p, err = s.Users.UpdateUser(ctx, ids[0], Edit(func(u *user.User) error { u.FirstName = "Bobby"; return nil }, SetRoles(1)))
 	is.NoErr(err)
 	is.Equal(p.FirstName, "Bobby")
 	is.Equal(len(p.Roles), 1)
 	got, _ := list(user.Filter{Search: "bobby", Limit: 10})
 	is.Equal(got, []string{"Bobby"}) // search follows the name
-	_, err = s.Users.UpdateUser(ctx, adminID, edit(func(*user.User) error { return nil }, setRoles()))
+	_, err = s.Users.UpdateUser(ctx, adminID, Edit(func(*user.User) error { return nil }, SetRoles()))
 	is.NoErr(err) // Bobby is an administrator now
-	_, err = s.Users.UpdateUser(ctx, ids[0], edit(func(u *user.User) error { u.Active = false; return nil }))
+	_, err = s.Users.UpdateUser(ctx, ids[0], Edit(func(u *user.User) error { u.Active = false; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // the last active one
 	is.NoErr(s.Accounts.CreateSession(ctx, account.Session{ID: "s1", UserID: ids[1], Method: "password", CreatedAt: T0, ExpiresAt: T0.Add(time.Hour)}, []byte("r")))
-	is.NoErr(s.Users.DeleteUser(ctx, ids[1], T0, keepUser))
+	is.NoErr(s.Users.DeleteUser(ctx, ids[1], T0, KeepAdmin))
 	ss, _ := s.Accounts.Session(ctx, "s1")
 	is.True(ss.RevokedAt != nil) // deleting revokes
-	is.Equal(code(s.Users.DeleteUser(ctx, ids[1], T0, keepUser)), domain.ENOTFOUND)
-	is.Equal(code(s.Users.DeleteUser(ctx, ids[0], T0, keepUser)), domain.ECONFLICT)
+	is.Equal(code(s.Users.DeleteUser(ctx, ids[1], T0, KeepAdmin)), domain.ENOTFOUND)
+	is.Equal(code(s.Users.DeleteUser(ctx, ids[0], T0, KeepAdmin)), domain.ECONFLICT)
 	_, err = s.Users.User(ctx, ids[1])
 	is.Equal(code(err), domain.ENOTFOUND)
 	_, n := list(user.Filter{Limit: 10})
@@ -539,7 +529,7 @@ func IdentitiesSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ENOTFOUND) // nothing created
 	is.Equal(code(s.Identities.LinkIdentity(ctx, adminID, "iss", "sub4", "", T0, account.CheckRelink)), domain.ECONFLICT)
 	// A link to a deleted user is replaced.
-	is.NoErr(s.Users.DeleteUser(ctx, id, T0, keepUser))
+	is.NoErr(s.Users.DeleteUser(ctx, id, T0, KeepAdmin))
 	u, _ = s.Identities.LinkedUser(ctx, "iss", "sub4")
 	is.True(u.Deleted)
 	is.NoErr(s.Identities.LinkIdentity(ctx, adminID, "iss2", "sub4", "", T0, account.CheckRelink))
@@ -552,7 +542,7 @@ func IdentitiesSuite(t *testing.T, s Stores) {
 	// The relink check sees the linked user's state as the transaction
 	// reads it (deleted just before the call), and its refusal leaves the
 	// link as it was; a new link runs no check.
-	is.NoErr(s.Users.DeleteUser(ctx, other, T0, keepUser))
+	is.NoErr(s.Users.DeleteUser(ctx, other, T0, KeepAdmin))
 	third, err := createUser(ctx, s.Users, account.NewUser{Email: "third@example.com"})
 	is.NoErr(err)
 	boom := errors.New("refused by the use case")
