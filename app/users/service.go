@@ -130,14 +130,8 @@ func roleCheck(p account.Principal, id int64) account.RoleCheck {
 // when ids is set they must be well formed (EINVALID), exist (ENOTFOUND)
 // and be roles the caller may give (GiveRoles, EFORBIDDEN).
 func giveRoles(a *user.Aggregate, p account.Principal, ids *[]int64) error {
-	if err := a.CheckTakeover(p); err != nil {
+	if err := a.CheckTakeover(p); err != nil || ids == nil {
 		return err
-	}
-	if err := user.ValidateRoleIDs(ids); err != nil {
-		return err
-	}
-	if ids == nil {
-		return nil
 	}
 	return a.GiveRoles(p, *ids)
 }
