@@ -23,7 +23,7 @@ func TestContractListProperty(t *testing.T) {
 			t.Parallel()
 			db := openDB(t)
 			s := NewContractStore(db)
-			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Users: NewUserStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
 			porttest.ContractListProperty(t, s, all, 150)
 			// And with few contracts taken as an id list, so that searches
 			// past the bound take the postings' subquery.
@@ -41,7 +41,7 @@ func FuzzContractList(f *testing.F) {
 	pgtest.Skip(f)
 	db := openDB(f)
 	s := NewContractStore(db)
-	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
+	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Users: NewUserStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
 	for _, seed := range []uint64{1, 2, 3, 28} {
 		f.Add(seed, seed*7)
 	}

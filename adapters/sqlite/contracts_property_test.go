@@ -23,7 +23,7 @@ func TestContractListProperty(t *testing.T) {
 			t.Parallel()
 			db := openDB(t)
 			s := NewContractStore(db)
-			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+			all := porttest.SeedContracts(t, porttest.Stores{Accounts: NewAccountStore(db), Users: NewUserStore(db), Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
 			for _, k := range []struct {
 				name  string
 				knobs listKnobs
@@ -50,7 +50,7 @@ func TestContractListProperty(t *testing.T) {
 func FuzzContractList(f *testing.F) {
 	db := openDB(f)
 	s := NewContractStore(db)
-	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
+	all := porttest.SeedContracts(f, porttest.Stores{Accounts: NewAccountStore(db), Users: NewUserStore(db), Contracts: s}, contractgen.Mixed.Make(propertyRows, 1, porttest.T0))
 	for _, seed := range []uint64{1, 2, 3, 28} {
 		f.Add(seed, seed*7)
 	}
