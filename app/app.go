@@ -541,6 +541,10 @@ func (a *App) bootstrap(ctx context.Context, store ports.AccountStore, hasher po
 // CreateUser adds a user with a password (default roles when u.Roles is
 // empty). Tests and tools use it; the API has POST /api/users.
 func (a *App) CreateUser(ctx context.Context, u account.NewUser, password string) (int64, error) {
+	nu, err := newUser(u)
+	if err != nil {
+		return 0, err
+	}
 	if err := account.ValidatePassword("password", password); err != nil {
 		return 0, err
 	}
@@ -548,10 +552,9 @@ func (a *App) CreateUser(ctx context.Context, u account.NewUser, password string
 	if err != nil {
 		return 0, err
 	}
-	u.PasswordHash = hash
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
-	return a.store.CreateUser(ctx, u)
+	return createUser(ctx, a.db.Users, nu, u.Roles, hash)
 }
 
 // Handler returns the HTTP handler.

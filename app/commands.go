@@ -2,14 +2,19 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	osuser "os/user"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"counsel/adapters/argon2"
+	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/audit"
+	"counsel/domain/user"
 	"counsel/ports"
 )
 
@@ -36,10 +41,12 @@ func withStore(ctx context.Context, path string, fn func(AccountStore) error) er
 }
 
 // CreateUser adds a user with a password from the command line. Without
-// roles the user gets the default roles.
+// roles the user gets the default roles. The user is validated as the API
+// validates (user.Create); a field error names the flag.
 func CreateUser(ctx context.Context, path string, u account.NewUser, password string) (int64, error) {
-	if !account.ValidEmail(account.NormalizeEmail(u.Email)) {
-		return 0, fmt.Errorf("--email: %q is not a valid email address", u.Email)
+	nu, err := newUser(u)
+	if err != nil {
+		return 0, flagErrors(err)
 	}
 	if err := account.ValidatePassword("password", password); err != nil {
 		return 0, fmt.Errorf("password: must be 8 to 128 characters")
@@ -48,22 +55,57 @@ func CreateUser(ctx context.Context, path string, u account.NewUser, password st
 	if err != nil {
 		return 0, err
 	}
-	u.PasswordHash = hash
-	var id int64
-	err = withStore(ctx, path, func(s AccountStore) error {
-		// Make sure the roles exist even before the first `serve`.
-		if err := s.EnsureRoles(ctx); err != nil {
-			return err
-		}
-		ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user create")))
-		fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
-			return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
-		}))
-		var err error
-		id, err = s.CreateUser(ctx, u)
+	db, err := OpenStores(ctx, path, "")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	// Make sure the roles exist even before the first `serve`.
+	if err := db.Accounts.EnsureRoles(ctx); err != nil {
+		return 0, err
+	}
+	ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user create")))
+	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
+		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
+	}))
+	return createUser(ctx, db.Users, nu, u.Roles, hash)
+}
+
+// newUser is the user u describes, validated (user.Create).
+func newUser(u account.NewUser) (user.User, error) {
+	return user.Create(user.Patch{Email: &u.Email, FirstName: &u.FirstName, LastName: &u.LastName})
+}
+
+// createUser adds u with the password hash and the roles named (the
+// default roles when none) through the user store's one way of creating
+// users; EINVALID (field "roles") for an unknown role.
+func createUser(ctx context.Context, users ports.UserStore, u user.User, roles []string, hash string) (int64, error) {
+	p, err := users.CreateUser(ctx, u, hash, func(a *user.Aggregate) error { return a.GiveRoleNames(roles) })
+	return p.ID, err
+}
+
+// flagErrors names the command-line flags of the fields an EINVALID err
+// refuses ("--email: email is not a valid address").
+func flagErrors(err error) error {
+	var de *domain.Error
+	if !errors.As(err, &de) || len(de.Fields) == 0 {
 		return err
-	})
-	return id, err
+	}
+	flags := map[string]string{"email": "--email", "firstName": "--first-name", "lastName": "--last-name"}
+	keys := make([]string, 0, len(de.Fields))
+	for k := range de.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	msgs := make([]string, 0, len(keys))
+	for _, k := range keys {
+		name := flags[k]
+		if name == "" {
+			name = k
+		}
+		msgs = append(msgs, name+": "+strings.Join(de.Fields[k], "; "))
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }
 
 // SetPassword replaces a user's password from the command line and

@@ -336,6 +336,40 @@ func TestContractDocuments(t *testing.T) {
 	})
 }
 
+// TestContractDocumentRemovalOutForSignature holds the API to the one
+// document-removal rule the console follows too (docs/decisions.md §5.4):
+// while the contract is out for signature no document can be removed, the
+// one sent nor another (409 problem+json with the reason); before and
+// after, an original can.
+func TestContractDocumentRemovalOutForSignature(t *testing.T) {
+	t.Parallel()
+	s := apptest.New(t)
+	admin := s.Admin(t)
+	is := is.New(t)
+	id, doc := signingContract(t, s, admin, "Out for signature", 1)
+	other := int64(contractUpload(t, s, admin, id, "annex.pdf", porttest.MinimalPDF(2)).Expect(t, 201, "upload").Map(t)["id"].(float64))
+	spare := int64(contractUpload(t, s, admin, id, "spare.pdf", porttest.MinimalPDF(3)).Expect(t, 201, "upload").Map(t)["id"].(float64))
+	remove := func(docID int64) *apptest.Response {
+		return s.Do(t, "DELETE", fmt.Sprintf("/api/contracts/%d/documents/%d", id, docID), admin, nil)
+	}
+	is.Equal(remove(spare).Status, 204) // a draft's document goes
+
+	signingSubmit(t, s, admin, id, []int64{doc}, "preserved", "ann@client.example").Expect(t, 200, "submit")
+	is.Equal(signingContractGet(t, s, admin, id)["status"], "WaitingForClientSignature")
+	for _, d := range []int64{doc, other} {
+		r := remove(d)
+		is.Equal(r.Status, 409) // out for signature
+		detail, _ := contractProblem(t, r)
+		is.Equal(detail, contract.ErrOutForSignature) // with the reason
+	}
+	var list struct{ Items []map[string]any }
+	s.Do(t, "GET", fmt.Sprintf("/api/contracts/%d/documents", id), admin, nil).Expect(t, 200, "list").JSON(t, &list)
+	is.Equal(len(list.Items), 2) // both kept
+
+	contractForce(t, s, id, contract.Declined, true)
+	is.Equal(remove(other).Status, 204) // no longer out for signature
+}
+
 func TestContractDocumentLimitPerContract(t *testing.T) {
 	t.Parallel()
 	is := is.New(t)

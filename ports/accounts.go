@@ -111,8 +111,10 @@ type AccountStore interface {
 	// than every before the new one (so several instances write a session
 	// at most once per every), and never for a revoked session.
 	SeeSessions(ctx context.Context, seen []account.SessionSeen, every time.Duration) error
-	// UserAccess returns the permissions of an active, undeleted user.
-	// ENOTFOUND if the user is unknown, deleted or inactive.
+	// UserAccess returns what an active, undeleted user may do:
+	// account.Access of their roles (the permissions, and whether one is a
+	// system-admin role). ENOTFOUND if the user is unknown, deleted or
+	// inactive.
 	UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error)
 	// SigningKeys returns every signing key, newest first.
 	SigningKeys(ctx context.Context) ([]account.SigningKey, error)
@@ -127,13 +129,11 @@ type AccountStore interface {
 	Secret(ctx context.Context, name string, create func() ([]byte, error)) ([]byte, error)
 	// HasUsers reports whether any user exists (deleted ones included).
 	HasUsers(ctx context.Context) (bool, error)
-	// Bootstrap creates the Administrator and Staff roles when no role
-	// exists and admin when no user exists. It reports whether it created
+	// Bootstrap creates the built-in roles (account.BuiltinRoles) when no
+	// role exists and admin, with the Administrator role, when no user
+	// exists. It reports whether it created
 	// the administrator.
 	Bootstrap(ctx context.Context, admin account.NewUser) (bool, error)
-	// CreateUser creates a user with the named roles (the default roles
-	// when none). ECONFLICT for a taken email, EINVALID for an unknown role.
-	CreateUser(ctx context.Context, u account.NewUser) (int64, error)
 	// SetPassword replaces a user's password hash and revokes the user's
 	// sessions. ENOTFOUND if unknown or deleted. check (nil: none) runs
 	// first in the same transaction, on the roles the user holds there

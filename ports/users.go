@@ -22,26 +22,30 @@ type UserStore interface {
 	// latest remuneration, and their roles when withRoles. PQY is left nil.
 	// ENOTFOUND if unknown or deleted.
 	Profile(ctx context.Context, id int64, withRoles bool) (user.Profile, error)
-	// CreateUser adds u with the password hash ("" for none) and the roles
-	// roleIDs (nil: the default roles) and returns its profile with roles.
-	// ECONFLICT for an email an undeleted user has; ENOTFOUND for an
-	// unknown office or role. check (nil: none) runs first, in the same
-	// transaction (account.RoleCheck, with no roles held).
-	CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error)
-	// UpdateUser runs check (nil: none) with the user's roles
-	// (account.RoleCheck; none for an unknown user), loads the user, lets
-	// fn change it (fn validates), saves it
-	// and, when roleIDs is not nil, replaces the user's roles, then runs
-	// keep with the active system administrators counted before and after
-	// (account.KeepAnAdmin), all in one transaction; it returns the
-	// profile with roles. ENOTFOUND for an unknown user, office or role;
-	// ECONFLICT for a taken email. An error from check, fn or keep rolls
-	// back and is returned as is; a nil keep checks nothing.
-	UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error)
-	// DeleteUser soft-deletes a user, revokes their sessions and runs keep
-	// as UpdateUser does, in one transaction; remunerations and PQE
-	// adjustments stay. ENOTFOUND.
-	DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error
+	// CreateUser adds a user with the password hash ("" for none), the
+	// one way users are created (the API and the command line). fn (nil:
+	// none) sees the new user's aggregate (user.Aggregate: no roles held,
+	// roles looked up in the transaction) and may change the user and give
+	// roles (SetRoles; otherwise the default roles); the store then
+	// inserts them and returns the profile with roles. The store does not
+	// validate the user: the use case does. ECONFLICT for an email an
+	// undeleted user has; ENOTFOUND for an unknown office. An error from
+	// fn creates nobody and is returned as is.
+	CreateUser(ctx context.Context, u user.User, passwordHash string, fn func(*user.Aggregate) error) (user.Profile, error)
+	// UpdateUser loads the user's aggregate (user.Aggregate: the user, the
+	// roles they hold, the other active system administrators), all read
+	// and held in one transaction so no concurrent change falsifies them,
+	// lets fn change it (fn runs the rules and validates), saves the user
+	// and, when fn called SetRoles, replaces the roles, and returns the
+	// profile with roles. ENOTFOUND for an unknown or deleted user (fn not
+	// called) or an unknown office; ECONFLICT for a taken email. An error
+	// from fn rolls back and is returned as is.
+	UpdateUser(ctx context.Context, id int64, fn func(*user.Aggregate) error) (user.Profile, error)
+	// DeleteUser loads the user's aggregate as UpdateUser does, marks it
+	// deleted (Aggregate.Delete) and lets fn (nil: none) refuse; then it
+	// soft-deletes the user and revokes their sessions, in that
+	// transaction. Remunerations and PQE adjustments stay. ENOTFOUND.
+	DeleteUser(ctx context.Context, id int64, at time.Time, fn func(*user.Aggregate) error) error
 
 	// Offices returns every office ordered by name.
 	Offices(ctx context.Context) ([]user.Office, error)
@@ -122,7 +126,10 @@ type UserService interface {
 	CreateUser(ctx context.Context, in user.Input) (user.Profile, error)
 	// UpdateUser changes the fields in.Patch sets and, when in.RoleIDs is
 	// set, replaces the roles (UsersEdit). Passwords are not changed here.
-	// EINVALID, ENOTFOUND, ECONFLICT as for UserStore.UpdateUser.
+	// EINVALID, ENOTFOUND, ECONFLICT as for UserStore.UpdateUser;
+	// EFORBIDDEN for a user stronger than the caller or a role the caller
+	// may not give; ECONFLICT when no active system administrator would
+	// be left.
 	UpdateUser(ctx context.Context, id int64, in user.Input) (user.Profile, error)
 	// DeleteUser soft-deletes a user (UsersDelete). ENOTFOUND; ECONFLICT
 	// for the caller themselves or the last system administrator.

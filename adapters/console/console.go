@@ -78,9 +78,9 @@ type ContractService interface {
 	// ones ending within 30 days.
 	// and the caller's own contracts whose notice is due within 30 days.
 	Counters(ctx context.Context) (drafts, waiting, expiring, noticeDue int64, err error)
-	// RemoveDocumentOutsideSigning removes a document unless the contract
-	// is out for signature (ECONFLICT with the reason).
-	RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error
+	// RemoveDocument removes a document unless the contract is out for
+	// signature or it is signed evidence (ECONFLICT with the reason).
+	RemoveDocument(ctx context.Context, contractID, docID int64) error
 }
 
 // IdentityProvider is the console's side of identity-provider sign-in.

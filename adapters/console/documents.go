@@ -140,7 +140,7 @@ func (c *console) documentDownload(w http.ResponseWriter, r *http.Request, p *pa
 // signature; a refusal is shown on the contract page with its reason.
 func (c *console) documentDelete(w http.ResponseWriter, r *http.Request, p *page) {
 	id := pathID(r)
-	if err := c.svc.Contracts.RemoveDocumentOutsideSigning(r.Context(), id, docPathID(r)); err != nil {
+	if err := c.svc.Contracts.RemoveDocument(r.Context(), id, docPathID(r)); err != nil {
 		c.contractFail(w, r, p, id, false, err)
 		return
 	}

@@ -33,7 +33,7 @@ func (s *server) contractDocumentRoutes() []route {
 				desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
 				kind: kindDownload, errs: []int{404}}},
 		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
-			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed: 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
+			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed, nor any document while the contract is out for signature (WaitingForClientSignature): 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
 	}
 }
 

@@ -94,7 +94,7 @@ func TestListenReconnects(t *testing.T) {
 		return p.FirstName
 	}
 	rename := func(to string) {
-		_, err := other.Stores().Users.UpdateUser(ctx, 1, nil, nil, func(u *user.User) error { u.FirstName = to; return nil }, account.KeepAnAdmin(account.LastAdminChange))
+		_, err := other.Stores().Users.UpdateUser(ctx, 1, func(a *user.Aggregate) error { a.User.FirstName = to; return a.KeepAnAdmin(account.LastAdminChange) })
 		is.NoErr(err)
 	}
 

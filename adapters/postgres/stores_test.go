@@ -66,7 +66,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		users := db.Stores().Users
-		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
+		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts, Users: users,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }
@@ -80,7 +80,7 @@ func TestPasskeyStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts, Users: db.Stores().Users}
 	})
 }
 
@@ -93,6 +93,6 @@ func TestTOTPStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts}
+		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts, Users: db.Stores().Users}
 	})
 }

@@ -37,7 +37,7 @@ func TestOpenMigrations(t *testing.T) {
 		got, err := db.Migrations(ctx)
 		is.NoErr(err)       // list
 		is.Equal(got, want) // every embedded migration, in order
-		_, err = db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "a@example.com"})
+		_, err = CreateUser(ctx, db.Stores().Accounts, account.NewUser{Email: "a@example.com"})
 		is.NoErr(err)        // write something
 		is.NoErr(db.Close()) // close
 
@@ -767,7 +767,7 @@ func TestCreateUser(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, err := s.CreateUser(ctx, account.NewUser{Email: tt.email, FirstName: "F", LastName: "L", PasswordHash: "h", Roles: tt.roles})
+			id, err := CreateUser(ctx, s, account.NewUser{Email: tt.email, FirstName: "F", LastName: "L", PasswordHash: "h", Roles: tt.roles})
 			is.Equal(code(err), tt.code) // error code
 			if tt.code != "" {
 				is.Equal(id, int64(0)) // no id
@@ -854,7 +854,7 @@ func TestConcurrentWriters(t *testing.T) {
 			<-start
 			for i := range perWriter {
 				email := fmt.Sprintf("w%d-%d@example.com", w, i)
-				if _, err := s.CreateUser(ctx, account.NewUser{Email: email}); err != nil {
+				if _, err := CreateUser(ctx, s, account.NewUser{Email: email}); err != nil {
 					errs <- fmt.Errorf("create %s: %w", email, err)
 					continue
 				}
@@ -894,7 +894,7 @@ func TestBackup(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range 20 {
-			if _, err := s.CreateUser(ctx, account.NewUser{Email: fmt.Sprintf("busy%d@example.com", i)}); err != nil {
+			if _, err := CreateUser(ctx, s, account.NewUser{Email: fmt.Sprintf("busy%d@example.com", i)}); err != nil {
 				t.Error(err)
 			}
 		}

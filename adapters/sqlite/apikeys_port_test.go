@@ -24,7 +24,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		users := db.Stores().Users
-		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts,
+		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts, Users: users,
 			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
 	})
 }

@@ -16,7 +16,7 @@ const propertyRows = 800
 func seedShape(t testing.TB, d contractgen.Shape) (*ContractStore, []contract.Contract) {
 	db := openDB(t)
 	s := NewContractStore(db)
-	return s, porttest.SeedContracts(t, porttest.Stores{Accounts: db.Stores().Accounts, Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
+	return s, porttest.SeedContracts(t, porttest.Stores{Accounts: db.Stores().Accounts, Users: db.Stores().Users, Contracts: s}, d.Make(propertyRows, 1, porttest.T0))
 }
 
 // TestContractListProperty runs random filters against the store and

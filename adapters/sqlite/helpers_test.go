@@ -71,7 +71,7 @@ func bootstrapped(t testing.TB) (*DB, *AccountStore) {
 // addUser adds a user with the named roles (none: the default roles).
 func addUser(t testing.TB, s *AccountStore, email string, roles ...string) int64 {
 	t.Helper()
-	id, err := s.CreateUser(context.Background(), account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash-" + email, Roles: roles})
+	id, err := CreateUser(context.Background(), s, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash-" + email, Roles: roles})
 	if err != nil {
 		t.Fatalf("create user %s: %v", email, err)
 	}

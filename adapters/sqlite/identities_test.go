@@ -37,11 +37,11 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 	if err := accounts.EnsureRoles(ctx); err != nil {
 		t.Fatalf("roles: %v", err)
 	}
-	ada, err := accounts.CreateUser(ctx, account.NewUser{Email: "Ada@Example.com", FirstName: "Ada"})
+	ada, err := sqlite.CreateUser(ctx, accounts, account.NewUser{Email: "Ada@Example.com", FirstName: "Ada"})
 	if err != nil {
 		t.Fatalf("ada: %v", err)
 	}
-	bob, err := accounts.CreateUser(ctx, account.NewUser{Email: "bob@example.com", FirstName: "Bob"})
+	bob, err := sqlite.CreateUser(ctx, accounts, account.NewUser{Email: "bob@example.com", FirstName: "Bob"})
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestLinkIdentity(t *testing.T) {
 
 	t.Run("a link to a deleted user moves to an undeleted one", func(t *testing.T) {
 		is := is.New(t)
-		dora, err := db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
+		dora, err := sqlite.CreateUser(ctx, db.Stores().Accounts, account.NewUser{Email: "dora@example.com", FirstName: "Dora"})
 		is.NoErr(err)                                                                                               // a new account
 		is.NoErr(st.LinkIdentity(ctx, dora, issuerA, "sub-ada", "dora@example.com", linkedAt, account.CheckRelink)) // replaces the deleted user's link
 		u, err := st.LinkedUser(ctx, issuerA, "sub-ada")

@@ -22,6 +22,6 @@ func TestPasskeyStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts}
+		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts, Users: db.Stores().Users}
 	})
 }

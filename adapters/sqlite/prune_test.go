@@ -21,7 +21,7 @@ func TestPrune(t *testing.T) {
 	defer db.Close()
 	s := db.Stores().Accounts
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	uid, err := s.CreateUser(ctx, account.NewUser{Email: "p@example.com"})
+	uid, err := sqlite.CreateUser(ctx, s, account.NewUser{Email: "p@example.com"})
 	is.NoErr(err)
 	mk := func(id string, created, expires time.Time) {
 		is.NoErr(s.CreateSession(ctx, account.Session{ID: id, UserID: uid, Method: "password", CreatedAt: created, ExpiresAt: expires}, []byte(id)))

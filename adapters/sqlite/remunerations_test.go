@@ -37,9 +37,9 @@ func TestRemunerationStore(t *testing.T) {
 	office, _ := us.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
 	jane, err := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com", func(u *user.User) {
 		u.AdmissionDate, u.OfficeID = ptr(day("2010-01-01")), office.ID
-	}), "", nil, nil)
+	}), "", nil)
 	is.NoErr(err) // staff member
-	bob, err := us.CreateUser(ctx, newUser("Bob", "Roe", "bob@example.com"), "", nil, nil)
+	bob, err := us.CreateUser(ctx, newUser("Bob", "Roe", "bob@example.com"), "", nil)
 	is.NoErr(err) // another, without an admission date
 
 	_, err = s.CreatePQEAdjustment(ctx, remuneration.PQEAdjustment{StaffID: jane.ID, Name: "Leave", StartDate: day("2012-01-01"), EndDate: day("2012-12-31")})
@@ -138,7 +138,7 @@ func TestPQEAdjustmentStore(t *testing.T) {
 	db := open(t)
 	us := db.Stores().Users
 	s := db.Stores().Remunerations
-	jane, _ := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
+	jane, _ := us.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil)
 	var ids []int64
 	for i, start := range []string{"2020-01-01", "2022-01-01", "2021-01-01", "2022-01-01"} {
 		a, err := s.CreatePQEAdjustment(ctx, remuneration.PQEAdjustment{StaffID: jane.ID, Name: fmt.Sprintf("A%d", i),

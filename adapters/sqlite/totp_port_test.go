@@ -22,6 +22,6 @@ func TestTOTPStorePort(t *testing.T) {
 		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
-		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts}
+		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts, Users: db.Stores().Users}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"counsel/domain/account"
 	"counsel/domain/decimal"
 	"counsel/domain/user"
+	"counsel/ports/porttest"
 )
 
 var ctx = context.Background()
@@ -69,7 +70,7 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 		u.Address = user.Address{Address1: "1 George St", Postcode: "2000"}
 		u.ContactNumber, u.IsLegal = "0400 000 000", true
 	})
-	p, err := s.CreateUser(ctx, in, "hash", nil, nil)
+	p, err := s.CreateUser(ctx, in, "hash", nil)
 	is.NoErr(err)                                       // create user
 	is.True(p.ID > 1)                                   // new id
 	is.Equal(p.Email, "jane@example.com")               // email kept
@@ -89,15 +90,15 @@ func TestUserStoreCreateAndRead(t *testing.T) {
 	is.NoErr(err)                        // read back
 	is.Equal(got.FullName(), "Jane Doe") // same user
 
-	_, err = s.CreateUser(ctx, newUser("J", "D", "jane@example.com"), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "jane@example.com"), "", nil)
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.CreateUser(ctx, newUser("J", "D", "j2@example.com", func(u *user.User) { u.OfficeID = 999 }), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "j2@example.com", func(u *user.User) { u.OfficeID = 999 }), "", nil)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", &[]int64{999}, nil)
+	_, err = s.CreateUser(ctx, newUser("J", "D", "j3@example.com"), "", porttest.SetRoles(999))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
 	_, err = s.User(ctx, 424242)
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
-	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", &[]int64{}, nil)
+	none, err := s.CreateUser(ctx, newUser("No", "Roles", "none@example.com"), "", porttest.SetRoles())
 	is.NoErr(err)                // an empty role list
 	is.Equal(len(none.Roles), 0) // means no roles
 }
@@ -117,12 +118,12 @@ func TestUserStoreList(t *testing.T) {
 		newUser("Odd", "[?]*", "odd@firm.io", func(u *user.User) { u.Active = false }),
 	}
 	for _, u := range seed {
-		if _, err := s.CreateUser(ctx, u, "", nil, nil); err != nil {
+		if _, err := s.CreateUser(ctx, u, "", nil); err != nil {
 			t.Fatalf("seed: %v", err)
 		}
 	}
 	// Written by another store: the trigger gives it a search key.
-	if _, err := db.Stores().Accounts.CreateUser(ctx, account.NewUser{Email: "cli@firm.io", FirstName: "Carl", LastName: "CLI"}); err != nil {
+	if _, err := sqlite.CreateUser(ctx, db.Stores().Accounts, account.NewUser{Email: "cli@firm.io", FirstName: "Carl", LastName: "CLI"}); err != nil {
 		t.Fatalf("seed: %v", err)
 	}
 	tests := []struct {
@@ -175,15 +176,15 @@ func TestUserStoreUpdate(t *testing.T) {
 	db := open(t)
 	s := db.Stores().Users
 	office, _ := s.CreateOffice(ctx, user.Office{Name: "Sydney", Active: true})
-	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil, nil)
+	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "", nil)
 	is.NoErr(err) // create
-	_, err = s.CreateUser(ctx, newUser("Other", "User", "other@example.com"), "", nil, nil)
+	_, err = s.CreateUser(ctx, newUser("Other", "User", "other@example.com"), "", nil)
 	is.NoErr(err) // create another
 
-	up, err := s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error {
+	up, err := s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error {
 		u.Apply(user.Patch{LastName: ptr("Smith"), OfficeID: &office.ID, BillingRate: ptr(decimal.FromInt(250))})
 		return u.Validate()
-	}, keepUser)
+	}))
 	is.NoErr(err)                                     // update
 	is.Equal(up.FullName(), "Jane Smith")             // name changed
 	is.Equal(up.Office.Name, "Sydney")                // office joined
@@ -193,16 +194,16 @@ func TestUserStoreUpdate(t *testing.T) {
 	is.NoErr(err)        // search by the new name
 	is.Equal(len(us), 1) // found
 
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.Email = "other@example.com"; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.Email = "other@example.com"; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // email taken
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.OfficeID = 999; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.OfficeID = 999; return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown office
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{999}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles(999)))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown role
-	_, err = s.UpdateUser(ctx, 424242, nil, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, 424242, porttest.Edit(func(u *user.User) error { return nil }))
 	is.Equal(code(err), domain.ENOTFOUND) // unknown user
 	boom := errors.New("boom")
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { return boom }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return boom }))
 	is.True(errors.Is(err, boom)) // fn's error as is
 	got, _ := s.User(ctx, p.ID)
 	is.Equal(got.Email, "jane@example.com") // failed updates changed nothing
@@ -215,15 +216,15 @@ func TestUserStoreUpdate(t *testing.T) {
 			adminRole = r.ID
 		}
 	}
-	up, err = s.UpdateUser(ctx, p.ID, &[]int64{adminRole}, nil, func(u *user.User) error { return nil }, keepUser)
+	up, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles(adminRole)))
 	is.NoErr(err)                      // replace roles
 	is.Equal(len(up.Roles), 1)         // exactly the given ones
 	is.True(up.Roles[0].IsSystemAdmin) // now an administrator
-	_, err = s.UpdateUser(ctx, 1, &[]int64{}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, 1, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles()))
 	is.NoErr(err) // another administrator remains
-	_, err = s.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { u.Active = false; return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { u.Active = false; return nil }))
 	is.Equal(code(err), domain.ECONFLICT) // deactivating the last administrator
-	_, err = s.UpdateUser(ctx, p.ID, &[]int64{}, nil, func(u *user.User) error { return nil }, keepUser)
+	_, err = s.UpdateUser(ctx, p.ID, porttest.Edit(func(u *user.User) error { return nil }, porttest.SetRoles()))
 	is.Equal(code(err), domain.ECONFLICT) // taking the last administrator's role
 }
 
@@ -233,14 +234,14 @@ func TestUserStoreDelete(t *testing.T) {
 	db := open(t)
 	s := db.Stores().Users
 	accounts := db.Stores().Accounts
-	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "hash", nil, nil)
+	p, err := s.CreateUser(ctx, newUser("Jane", "Doe", "jane@example.com"), "hash", nil)
 	is.NoErr(err) // create
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	is.NoErr(accounts.CreateSession(ctx, account.Session{ID: "s1", UserID: p.ID, Method: account.MethodPassword, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}, []byte("h1"))) // session
 	_, err = s.AddReviewers(ctx, 7, []int64{p.ID})
 	is.NoErr(err) // a reviewer
 
-	is.NoErr(s.DeleteUser(ctx, p.ID, now, keepUser)) // delete
+	is.NoErr(s.DeleteUser(ctx, p.ID, now, porttest.KeepAdmin)) // delete
 	ss, err := accounts.Session(ctx, "s1")
 	is.NoErr(err)                // session kept
 	is.True(ss.RevokedAt != nil) // but revoked
@@ -253,14 +254,14 @@ func TestUserStoreDelete(t *testing.T) {
 	is.Equal(count, int64(1))              // only the administrator
 	is.Equal(names(us), []string{"Admin"}) // gone from lists
 	rs, _, err := s.Users(ctx, user.Filter{Limit: 10, Reviewers: true})
-	is.NoErr(err)                                                            // reviewers
-	is.Equal(len(rs), 0)                                                     // gone from reviewers
-	is.Equal(code(s.DeleteUser(ctx, p.ID, now, keepUser)), domain.ENOTFOUND) // deleted once
+	is.NoErr(err)                                                                      // reviewers
+	is.Equal(len(rs), 0)                                                               // gone from reviewers
+	is.Equal(code(s.DeleteUser(ctx, p.ID, now, porttest.KeepAdmin)), domain.ENOTFOUND) // deleted once
 
-	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil, nil)
-	is.NoErr(err)                                                         // the email may be used again
-	is.True(again.ID != p.ID)                                             // by a new user
-	is.Equal(code(s.DeleteUser(ctx, 1, now, keepUser)), domain.ECONFLICT) // the last administrator stays
+	again, err := s.CreateUser(ctx, newUser("Jane", "Again", "jane@example.com"), "", nil)
+	is.NoErr(err)                                                                   // the email may be used again
+	is.True(again.ID != p.ID)                                                       // by a new user
+	is.Equal(code(s.DeleteUser(ctx, 1, now, porttest.KeepAdmin)), domain.ECONFLICT) // the last administrator stays
 }
 
 func TestOfficeStore(t *testing.T) {
@@ -295,7 +296,7 @@ func TestReviewerStore(t *testing.T) {
 	s := open(t).Stores().Users
 	var ids []int64
 	for i, n := range []string{"Ann", "Bob", "Cat"} {
-		p, err := s.CreateUser(ctx, newUser(n, "R", fmt.Sprintf("r%d@example.com", i)), "", nil, nil)
+		p, err := s.CreateUser(ctx, newUser(n, "R", fmt.Sprintf("r%d@example.com", i)), "", nil)
 		is.NoErr(err) // create
 		ids = append(ids, p.ID)
 	}
@@ -324,7 +325,3 @@ func TestReviewerStore(t *testing.T) {
 	is.Equal(got, []int64{ann})        // remaining
 	is.Equal(list(10, 20), []string{}) // nobody permitted for both now
 }
-
-// keepUser is the users use case's last-administrator rule, which the
-// store runs in its transaction.
-var keepUser = account.KeepAnAdmin(account.LastAdminChange)

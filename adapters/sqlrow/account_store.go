@@ -9,7 +9,6 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/user"
-	"counsel/ports"
 )
 
 // OTPRows reads and writes an email's one-time-password row, whose
@@ -203,16 +202,24 @@ func RevokeUserSessions(ctx context.Context, x Querier, tc Times, userID int64, 
 	return err
 }
 
-// UserAccess implements ports.AccountStore: the union of the user's
-// roles' permissions, read in one query (a row per permission held).
+// UserAccess implements ports.AccountStore: account.Access of the user's
+// roles, read in one query (a row per permission held, each read as a
+// role granting that one permission).
 func (s AccountStore) UserAccess(ctx context.Context, userID int64) (account.PermissionSet, bool, error) {
-	type grant struct {
-		admin *bool
-		perm  *string
-	}
-	gs, err := QueryAll(ctx, s.e.Read(), func(r Scanner) (grant, error) {
-		var g grant
-		return g, r.Scan(&g.admin, &g.perm)
+	roles, err := QueryAll(ctx, s.e.Read(), func(r Scanner) (account.Role, error) {
+		var admin *bool
+		var perm *string
+		if err := r.Scan(&admin, &perm); err != nil {
+			return account.Role{}, err
+		}
+		var g account.Role
+		g.IsSystemAdmin = admin != nil && *admin
+		if perm != nil {
+			if p, ok := account.ParsePermission(*perm); ok {
+				g.Permissions = account.NewPermissionSet(p)
+			}
+		}
+		return g, nil
 	}, `SELECT r.is_system_admin, rp.permission
 		FROM users u
 		LEFT JOIN user_roles ur ON ur.user_id = u.id
@@ -222,22 +229,11 @@ func (s AccountStore) UserAccess(ctx context.Context, userID int64) (account.Per
 	if err != nil {
 		return 0, false, err
 	}
-	if len(gs) == 0 {
+	if len(roles) == 0 {
 		return 0, false, NotFound("user")
 	}
-	var set account.PermissionSet
-	for _, g := range gs {
-		if g.admin != nil && *g.admin {
-			return account.AllPermissionSet, true, nil
-		}
-		if g.perm == nil {
-			continue
-		}
-		if p, ok := account.ParsePermission(*g.perm); ok {
-			set |= account.NewPermissionSet(p)
-		}
-	}
-	return set, false, nil
+	set, admin := account.Access(roles)
+	return set, admin, nil
 }
 
 // SigningKeys implements ports.AccountStore.
@@ -339,8 +335,8 @@ func (s AccountStore) Bootstrap(ctx context.Context, admin account.NewUser) (boo
 	return created, nil
 }
 
-// EnsureRoles creates the Administrator and Staff roles when no role
-// exists, for commands that run before the first start.
+// EnsureRoles creates the built-in roles (account.BuiltinRoles) when no
+// role exists, for commands that run before the first start.
 func (s AccountStore) EnsureRoles(ctx context.Context) error {
 	err := s.e.WriteTx(ctx, func(x Querier) error {
 		if err := s.e.Serialize(ctx, x, LockAdministrators); err != nil {
@@ -354,54 +350,34 @@ func (s AccountStore) EnsureRoles(ctx context.Context) error {
 	return nil
 }
 
+// ensureRoles inserts account.BuiltinRoles when no role exists.
 func ensureRoles(ctx context.Context, x Querier) error {
 	var has bool
 	if err := x.Row(ctx, `SELECT EXISTS (SELECT 1 FROM roles)`).Scan(&has); err != nil || has {
 		return err
 	}
-	for _, r := range []struct {
-		name         string
-		admin, staff bool
-		ps           account.PermissionSet
-	}{
-		{account.AdministratorRole, true, false, account.AllPermissionSet},
-		{account.StaffRole, false, true, account.NewPermissionSet(account.ContractView)},
-	} {
-		id, err := x.Insert(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`, r.name, r.admin, r.staff)
+	for _, r := range account.BuiltinRoles() {
+		id, err := x.Insert(ctx, `INSERT INTO roles (name, is_system_admin, is_default_role) VALUES (?, ?, ?)`, r.Name, r.IsSystemAdmin, r.IsDefaultRole)
 		if err != nil {
 			return err
 		}
-		if err := ReplaceRolePermissions(ctx, x, id, r.ps); err != nil {
+		if err := ReplaceRolePermissions(ctx, x, id, r.Permissions); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// CreateUser implements ports.AccountStore.
-func (s AccountStore) CreateUser(ctx context.Context, u account.NewUser) (int64, error) {
-	var id int64
-	err := s.e.WriteTx(ctx, func(x Querier) error {
-		var err error
-		id, err = CreateAccountUser(ctx, x, s.e, u, s.e.Now())
-		ports.Created(ctx, id)
-		return err
-	})
+// CreateAccountUser inserts a user who signs in (no profile beyond the
+// name) with the named roles, or the default roles when none are named:
+// the first administrator (Bootstrap) and a user an identity provider
+// vouches for (ProvisionUser).
+func CreateAccountUser(ctx context.Context, x Querier, d Dialect, u account.NewUser, now time.Time) (int64, error) {
+	nu := user.New()
+	nu.Email, nu.FirstName, nu.LastName = account.NormalizeEmail(u.Email), u.FirstName, u.LastName
+	id, err := insertUser(ctx, x, d, nu, u.PasswordHash, now)
 	if err != nil {
 		return 0, err
-	}
-	return id, nil
-}
-
-// CreateAccountUser inserts a user who signs in (no profile beyond the
-// name) with the named roles, or the default roles when none are named.
-func CreateAccountUser(ctx context.Context, x Querier, d Dialect, u account.NewUser, now time.Time) (int64, error) {
-	email := account.NormalizeEmail(u.Email)
-	id, err := x.Insert(ctx, `INSERT INTO users (email, first_name, last_name, password_hash, search_key, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, email, u.FirstName, u.LastName, u.PasswordHash,
-		user.SearchKey(u.FirstName, u.LastName, email), d.Arg(now), d.Arg(now))
-	if err != nil {
-		return 0, EmailTaken(d, err)
 	}
 	if err := assignRoles(ctx, x, id, u.Roles); err != nil {
 		return 0, err

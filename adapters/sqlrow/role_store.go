@@ -204,11 +204,14 @@ func RunRoleCheck(ctx context.Context, e Engine, x Querier, userID int64, check 
 const LockAdministrators = "administrators"
 
 // CountAdmins counts active, undeleted users holding a system-admin role.
-func CountAdmins(ctx context.Context, x Querier) (int, error) {
+func CountAdmins(ctx context.Context, x Querier) (int, error) { return countAdmins(ctx, x, 0) }
+
+// countAdmins is CountAdmins leaving out user except (0: none).
+func countAdmins(ctx context.Context, x Querier, except int64) (int, error) {
 	var n int
 	err := x.Row(ctx, `SELECT count(DISTINCT u.id) FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id JOIN roles r ON r.id = ur.role_id
-		WHERE r.is_system_admin = ? AND u.deleted_at IS NULL AND u.active = ?`, true, true).Scan(&n)
+		WHERE r.is_system_admin = ? AND u.deleted_at IS NULL AND u.active = ? AND u.id <> ?`, true, true, except).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count administrators: %w", err)
 	}

@@ -63,8 +63,8 @@ func (s UserStore) User(ctx context.Context, id int64) (user.User, error) {
 }
 
 // userArgs are the values of userWriteCols.
-func (s UserStore) userArgs(u user.User) ([]any, error) {
-	args, err := UserArgs(s.e, u)
+func userArgs(tc Times, u user.User) ([]any, error) {
+	args, err := UserArgs(tc, u)
 	return append(args, user.SearchKey(u.FirstName, u.LastName, u.Email)), err
 }
 
@@ -100,17 +100,25 @@ func setUserRoles(ctx context.Context, x Querier, userID int64, ids *[]int64) er
 }
 
 // CreateUser implements ports.UserStore.
-func (s UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, roleIDs *[]int64, check account.RoleCheck) (user.Profile, error) {
+func (s UserStore) CreateUser(ctx context.Context, u user.User, passwordHash string, fn func(*user.Aggregate) error) (user.Profile, error) {
 	var p user.Profile
 	err := s.e.ProfileTx(ctx, func(x Querier) error {
-		if err := RunRoleCheck(ctx, s.e, x, 0, check); err != nil {
-			return err
-		}
-		id, err := s.insertUser(ctx, x, u, passwordHash, s.e.Now())
+		others, err := countAdmins(ctx, x, 0)
 		if err != nil {
 			return err
 		}
-		if err := setUserRoles(ctx, x, id, roleIDs); err != nil {
+		agg := user.NewAggregate(u, nil, others, roleLookup{ctx, s.e, x})
+		if fn != nil {
+			if err := fn(agg); err != nil {
+				return err
+			}
+		}
+		id, err := insertUser(ctx, x, s.e, agg.User, passwordHash, s.e.Now())
+		if err != nil {
+			return err
+		}
+		ports.Created(ctx, id)
+		if err := setUserRoles(ctx, x, id, agg.NewRoleIDs()); err != nil {
 			return err
 		}
 		p, err = s.p.LoadProfile(ctx, x, id, true)
@@ -119,23 +127,25 @@ func (s UserStore) CreateUser(ctx context.Context, u user.User, passwordHash str
 	return p, err
 }
 
-func (s UserStore) insertUser(ctx context.Context, x Querier, u user.User, passwordHash string, now time.Time) (int64, error) {
+// insertUser inserts u with the password hash; the one statement that
+// adds users (CreateUser, CreateUsers, CreateAccountUser). ENOTFOUND for
+// an unknown office, ECONFLICT for a taken email.
+func insertUser(ctx context.Context, x Querier, d Dialect, u user.User, passwordHash string, now time.Time) (int64, error) {
 	if u.OfficeID != 0 {
 		if err := OfficeExists(ctx, x, u.OfficeID); err != nil {
 			return 0, err
 		}
 	}
-	args, err := s.userArgs(u)
+	args, err := userArgs(d, u)
 	if err != nil {
 		return 0, err
 	}
-	args = append(args, passwordHash, s.e.Arg(now), s.e.Arg(now))
+	args = append(args, passwordHash, d.Arg(now), d.Arg(now))
 	id, err := x.Insert(ctx, `INSERT INTO users (`+userWriteCols+`, password_hash, created_at, updated_at)
 		VALUES (`+Placeholders(len(args))+`)`, args...)
 	if err != nil {
-		return 0, EmailTaken(s.e, err)
+		return 0, EmailTaken(d, err)
 	}
-	ports.Created(ctx, id)
 	return id, nil
 }
 
@@ -147,10 +157,11 @@ func (s UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, er
 	err := s.e.ProfileTx(ctx, func(x Querier) error {
 		now := s.e.Now()
 		for _, u := range us {
-			id, err := s.insertUser(ctx, x, u, "", now)
+			id, err := insertUser(ctx, x, s.e, u, "", now)
 			if err != nil {
 				return err
 			}
+			ports.Created(ctx, id)
 			if err := setUserRoles(ctx, x, id, nil); err != nil {
 				return err
 			}
@@ -164,48 +175,81 @@ func (s UserStore) CreateUsers(ctx context.Context, us []user.User) ([]int64, er
 	return ids, nil
 }
 
-// UpdateUser implements ports.UserStore. The user's row is locked
-// (LockRow), and the last-administrator rule is decided under
-// GuardLastAdmin, so two instances cannot each remove one of the last two.
-func (s UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, check account.RoleCheck, fn func(*user.User) error, keep account.AdminRule) (user.Profile, error) {
+// roleLookup is user.RoleLookup in a transaction: each role it returns
+// is locked (LockRole) until commit.
+type roleLookup struct {
+	ctx context.Context
+	e   Engine
+	x   Querier
+}
+
+func (l roleLookup) Role(id int64) (account.Role, error) { return LockRole(l.ctx, l.e, l.x, id) }
+
+func (l roleLookup) RoleNamed(name string) (account.Role, error) {
+	var id int64
+	if err := l.x.Row(l.ctx, `SELECT id FROM roles WHERE name = ?`, name).Scan(&id); err != nil {
+		return account.Role{}, fmt.Errorf("find role %q: %w", name, IfNoRows(err, "role"))
+	}
+	return l.Role(id)
+}
+
+// loadAggregate reads user id's aggregate for a change: under
+// LockAdministrators (Serialize), so the administrators it counts stay
+// as counted until commit, with the user's row locked (LockRow).
+// ENOTFOUND for an unknown or deleted user.
+func (s UserStore) loadAggregate(ctx context.Context, x Querier, id int64) (*user.Aggregate, error) {
+	if err := s.e.Serialize(ctx, x, LockAdministrators); err != nil {
+		return nil, fmt.Errorf("lock the administrators: %w", err)
+	}
+	lock := ""
+	if s.e.LockRow() != "" {
+		lock = s.e.LockRow() + " OF u"
+	}
+	u, err := s.loadUser(ctx, x, id, lock)
+	if err != nil {
+		return nil, err
+	}
+	held, err := Roles(ctx, x, "JOIN user_roles ur ON ur.role_id = r.id AND ur.user_id = ?", RoleOrder(s.e), id)
+	if err != nil {
+		return nil, fmt.Errorf("load roles of user %d: %w", id, err)
+	}
+	others, err := countAdmins(ctx, x, id)
+	if err != nil {
+		return nil, err
+	}
+	return user.NewAggregate(u, held, others, roleLookup{ctx, s.e, x}), nil
+}
+
+// UpdateUser implements ports.UserStore.
+func (s UserStore) UpdateUser(ctx context.Context, id int64, fn func(*user.Aggregate) error) (user.Profile, error) {
 	var p user.Profile
 	err := s.e.ProfileTx(ctx, func(x Querier) error {
-		if err := RunRoleCheck(ctx, s.e, x, id, check); err != nil {
-			return err
-		}
-		err := GuardLastAdmin(ctx, s.e, x, keep, func() error {
-			lock := ""
-			if s.e.LockRow() != "" {
-				lock = s.e.LockRow() + " OF u"
-			}
-			u, err := s.loadUser(ctx, x, id, lock)
-			if err != nil {
-				return err
-			}
-			before := u
-			if err := fn(&u); err != nil {
-				return err
-			}
-			if u.OfficeID != 0 && u.OfficeID != before.OfficeID {
-				if err := OfficeExists(ctx, x, u.OfficeID); err != nil {
-					return err
-				}
-			}
-			args, err := s.userArgs(u)
-			if err != nil {
-				return err
-			}
-			if _, err := x.Exec(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+Placeholders(len(args)+1)+`)
-			WHERE id = ?`, append(args, s.e.Arg(s.e.Now()), id)...); err != nil {
-				return EmailTaken(s.e, err)
-			}
-			if roleIDs != nil {
-				return setUserRoles(ctx, x, id, roleIDs)
-			}
-			return nil
-		})
+		agg, err := s.loadAggregate(ctx, x, id)
 		if err != nil {
 			return err
+		}
+		before := agg.User
+		if err := fn(agg); err != nil {
+			return err
+		}
+		u := agg.User
+		if u.OfficeID != 0 && u.OfficeID != before.OfficeID {
+			if err := OfficeExists(ctx, x, u.OfficeID); err != nil {
+				return err
+			}
+		}
+		args, err := userArgs(s.e, u)
+		if err != nil {
+			return err
+		}
+		if _, err := x.Exec(ctx, `UPDATE users SET (`+userWriteCols+`, updated_at) = (`+Placeholders(len(args)+1)+`)
+			WHERE id = ?`, append(args, s.e.Arg(s.e.Now()), id)...); err != nil {
+			return EmailTaken(s.e, err)
+		}
+		if ids := agg.NewRoleIDs(); ids != nil {
+			if err := setUserRoles(ctx, x, id, ids); err != nil {
+				return err
+			}
 		}
 		p, err = s.p.LoadProfile(ctx, x, id, true)
 		return err
@@ -215,19 +259,19 @@ func (s UserStore) UpdateUser(ctx context.Context, id int64, roleIDs *[]int64, c
 
 // DeleteUser implements ports.UserStore: the user is soft-deleted and
 // every session ended.
-func (s UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, keep account.AdminRule) error {
+func (s UserStore) DeleteUser(ctx context.Context, id int64, at time.Time, fn func(*user.Aggregate) error) error {
 	return s.e.ProfileTx(ctx, func(x Querier) error {
-		err := GuardLastAdmin(ctx, s.e, x, keep, func() error {
-			n, err := x.Exec(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`, s.e.Arg(at), s.e.Arg(at), id)
-			if err != nil {
+		agg, err := s.loadAggregate(ctx, x, id)
+		if err != nil {
+			return err
+		}
+		agg.Delete()
+		if fn != nil {
+			if err := fn(agg); err != nil {
 				return err
 			}
-			if n == 0 {
-				return NotFound("user")
-			}
-			return nil
-		})
-		if err != nil {
+		}
+		if _, err := x.Exec(ctx, `UPDATE users SET deleted_at = ?, updated_at = ? WHERE id = ?`, s.e.Arg(at), s.e.Arg(at), id); err != nil {
 			return err
 		}
 		return RevokeUserSessions(ctx, x, s.e, id, at)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
 )
@@ -74,20 +73,4 @@ func (s *Service) Counters(ctx context.Context) (drafts, waiting, expiring, noti
 	expiring = count(contract.Filter{Statuses: []contract.Status{contract.Signed}, EndFrom: &now, EndTo: &soon})
 	noticeDue = count(NoticeFilter(p.UserID, now))
 	return drafts, waiting, expiring, noticeDue, err
-}
-
-// RemoveDocumentOutsideSigning removes a document as RemoveDocument does,
-// but refuses (ECONFLICT, with the reason) while the contract waits for
-// signatures: the signers are reading that document. The JSON API's
-// DELETE keeps its own behaviour. The status is the one the store's
-// transaction reads, so a contract sent for signature meanwhile cannot
-// lose a document.
-func (s *Service) RemoveDocumentOutsideSigning(ctx context.Context, contractID, docID int64) error {
-	return s.removeDocument(ctx, contractID, docID, func(status contract.Status) error {
-		if status == contract.WaitingForClientSignature {
-			return domain.Errorf(domain.ECONFLICT,
-				"documents cannot be removed while the contract is out for signature (WaitingForClientSignature): the signers are reading them")
-		}
-		return nil
-	})
 }

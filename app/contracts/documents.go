@@ -81,14 +81,12 @@ func (s *Service) OpenDocument(ctx context.Context, contractID, docID int64) (co
 }
 
 // RemoveDocument implements ports.ContractService: the row, its bytes and
-// its audit entry in one transaction.
+// its audit entry in one transaction, when the document is removable from
+// the contract in the status that transaction reads
+// (Document.RemovableFrom: not while it is out for signature, never
+// signed evidence), so a contract sent for signature meanwhile cannot
+// lose a document. The API and the console both call it.
 func (s *Service) RemoveDocument(ctx context.Context, contractID, docID int64) error {
-	return s.removeDocument(ctx, contractID, docID, nil)
-}
-
-// removeDocument removes a document after check (nil: none) has accepted
-// the contract's status as the store's transaction reads it.
-func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, check func(contract.Status) error) error {
 	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return err
@@ -96,12 +94,7 @@ func (s *Service) removeDocument(ctx context.Context, contractID, docID int64, c
 	now := s.d.Clock.Now()
 	ctx, fx := ports.WithEffects(ctx)
 	_, err = s.d.Store.RemoveDocument(ctx, contractID, docID, func(status contract.Status, d contract.Document) ([]contract.AuditEntry, error) {
-		if check != nil {
-			if err := check(status); err != nil {
-				return nil, err
-			}
-		}
-		if err := d.Removable(); err != nil {
+		if err := d.RemovableFrom(status); err != nil {
 			return nil, err
 		}
 		entries := []contract.AuditEntry{{Action: contract.ActionDocumentRemoved, Actor: contract.ActorUser, ActorUserID: p.UserID, At: now,

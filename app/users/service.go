@@ -113,50 +113,27 @@ func (s *Service) User(ctx context.Context, id int64) (user.Profile, error) {
 	return prof, nil
 }
 
-// roleCheck is the check the store runs, in the transaction that writes
-// the user, on the roles user id holds (none for a new user: id 0) and the
-// roles looked up by id there. It refuses, in this order: a caller acting
-// on another user whose roles grant more than the caller holds
-// (account.CheckTakeover: holding UsersEdit must not be a way to take over
-// a stronger account through its password or email); too many or
-// malformed role ids (EINVALID); roles that do not exist (ENOTFOUND); and
-// giving a role the caller may not give (EFORBIDDEN,
-// account.CheckAssignRole: holding UsersCreate or UsersEdit must not be a
-// way to make an administrator or to hand out permissions the caller
-// lacks). Roles the user holds are not being given and pass.
-func roleCheck(p account.Principal, id int64, ids *[]int64) account.RoleCheck {
-	return func(held []account.Role, role func(int64) (account.Role, error)) error {
-		if id != 0 {
-			if err := account.CheckTakeover(p, id, held); err != nil {
-				return err
-			}
-		}
-		if err := user.ValidateRoleIDs(ids); err != nil {
-			return err
-		}
-		if ids == nil {
-			return nil
-		}
-		has := map[int64]bool{}
-		for _, r := range held {
-			has[r.ID] = true
-		}
-		for _, rid := range *ids {
-			r, err := role(rid)
-			if domain.ErrorCode(err) == domain.ENOTFOUND {
-				return domain.Errorf(domain.ENOTFOUND, "role %d not found", rid)
-			} else if err != nil {
-				return err
-			}
-			if has[rid] {
-				continue
-			}
-			if err := account.CheckAssignRole(p, r); err != nil {
-				return err
-			}
-		}
-		return nil
+// roleCheck is the check a password or authenticator change runs, in
+// the transaction that writes it, on the roles user id holds: a caller
+// acting on another user whose roles grant more than the caller holds is
+// refused (account.CheckTakeover): holding UsersEdit must not be a way to
+// take over a stronger account through its password.
+func roleCheck(p account.Principal, id int64) account.RoleCheck {
+	return func(held []account.Role, _ func(int64) (account.Role, error)) error {
+		return account.CheckTakeover(p, id, held)
 	}
+}
+
+// giveRoles is the rule of the roles a user is given, run on the user's
+// aggregate in the transaction that saves it: the caller may not act on a
+// user whose roles grant more than the caller holds (CheckTakeover), and
+// when ids is set they must be well formed (EINVALID), exist (ENOTFOUND)
+// and be roles the caller may give (GiveRoles, EFORBIDDEN).
+func giveRoles(a *user.Aggregate, p account.Principal, ids *[]int64) error {
+	if err := a.CheckTakeover(p); err != nil || ids == nil {
+		return err
+	}
+	return a.GiveRoles(p, *ids)
 }
 
 // guardTakeover refuses a caller acting on another user whose roles grant
@@ -164,10 +141,10 @@ func roleCheck(p account.Principal, id int64, ids *[]int64) account.RoleCheck {
 // authenticator change, which other services write. It answers early, so
 // a refused caller's password is neither checked against the policy nor
 // hashed (and 403 comes before 422, as it always has); the rule that
-// holds is roleCheck(p, id, nil), which the store runs again in the
+// holds is roleCheck(p, id), which the store runs again in the
 // transaction that writes, on the roles read there. (Deleting stays with
-// UsersDelete, as the spec says; account.KeepAnAdmin keeps the last
-// administrator, run by the store in its transaction.)
+// UsersDelete, as the spec says; Aggregate.KeepAnAdmin keeps the last
+// administrator, on the aggregate the store reads in its transaction.)
 func (s *Service) guardTakeover(ctx context.Context, p account.Principal, id int64) error {
 	roles, err := s.d.Roles.UserRoles(ctx, id)
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
@@ -194,10 +171,9 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 	if err != nil {
 		return user.Profile{}, err
 	}
-	u := user.New()
-	u.Apply(in.Patch)
+	u, err := user.Create(in.Patch)
 	f := domain.FieldErrors{}
-	addFields(f, u.Validate())
+	addFields(f, err)
 	password := ""
 	if in.Password != nil {
 		password = *in.Password
@@ -223,7 +199,7 @@ func (s *Service) CreateUser(ctx context.Context, in user.Input) (user.Profile, 
 	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
 		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
 	}), ports.Deferred(func(id int64) (ports.Effect, error) { return ports.UserEvent(webhook.UserCreated, id), nil }))
-	prof, err := s.d.Store.CreateUser(ctx, u, hash, in.RoleIDs, roleCheck(p, 0, in.RoleIDs))
+	prof, err := s.d.Store.CreateUser(ctx, u, hash, func(a *user.Aggregate) error { return giveRoles(a, p, in.RoleIDs) })
 	if err != nil {
 		return user.Profile{}, err
 	}
@@ -243,7 +219,11 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 	}
 	ctx, fx := ports.WithEffects(ctx)
 	target := strconv.FormatInt(id, 10)
-	prof, err := s.d.Store.UpdateUser(ctx, id, in.RoleIDs, roleCheck(p, id, in.RoleIDs), func(u *user.User) error {
+	prof, err := s.d.Store.UpdateUser(ctx, id, func(a *user.Aggregate) error {
+		if err := giveRoles(a, p, in.RoleIDs); err != nil {
+			return err
+		}
+		u := &a.User
 		before := *u
 		u.Apply(in.Patch)
 		if id == p.UserID && u.Email != before.Email && !reauthed {
@@ -263,8 +243,8 @@ func (s *Service) UpdateUser(ctx context.Context, id int64, in user.Input) (user
 		if before.Active && !u.Active {
 			fx.Add(ports.Audit(ctx, audit.UserDeactivated, audit.TargetUser, target, nil), ports.UserEvent(webhook.UserDeactivated, id))
 		}
-		return nil
-	}, account.KeepAnAdmin(account.LastAdminChange))
+		return a.KeepAnAdmin(account.LastAdminChange)
+	})
 	if err != nil {
 		return user.Profile{}, err
 	}
@@ -310,7 +290,9 @@ func (s *Service) DeleteUser(ctx context.Context, id int64) error {
 	}
 	ctx, fx := ports.WithEffects(ctx)
 	fx.Add(ports.Audit(ctx, audit.UserDeleted, audit.TargetUser, strconv.FormatInt(id, 10), nil), s.deletedEvent(ctx, id))
-	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), account.KeepAnAdmin(account.LastAdminDeleted)); err != nil {
+	if err := s.d.Store.DeleteUser(ctx, id, s.d.Clock.Now(), func(a *user.Aggregate) error {
+		return a.KeepAnAdmin(account.LastAdminDeleted)
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -345,7 +327,7 @@ func (s *Service) ChangePassword(ctx context.Context, id int64, password, curren
 	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
-	return s.d.Passwords.SetPassword(ctx, id, password, roleCheck(p, id, nil))
+	return s.d.Passwords.SetPassword(ctx, id, password, roleCheck(p, id))
 }
 
 // ResetTOTP implements ports.UserService. It is for other users only:
@@ -367,7 +349,7 @@ func (s *Service) ResetTOTP(ctx context.Context, id int64) error {
 	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
-	return s.d.TOTP.ResetTOTP(ctx, id, "", roleCheck(p, id, nil))
+	return s.d.TOTP.ResetTOTP(ctx, id, "", roleCheck(p, id))
 }
 
 // sessionsAccess is the rule of UserSessions and RevokeUserSessions:
@@ -422,7 +404,7 @@ func (s *Service) RemovePasskeys(ctx context.Context, id int64) error {
 	if err := s.guardTakeover(ctx, p, id); err != nil {
 		return err
 	}
-	return s.d.Passkeys.RemoveUserPasskeys(ctx, id, roleCheck(p, id, nil))
+	return s.d.Passkeys.RemoveUserPasskeys(ctx, id, roleCheck(p, id))
 }
 
 // Offices implements ports.UserService.

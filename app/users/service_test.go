@@ -24,7 +24,7 @@ type txStore struct {
 	written bool
 }
 
-func (s *txStore) lookup(id int64) (account.Role, error) {
+func (s *txStore) Role(id int64) (account.Role, error) {
 	r, ok := s.byID[id]
 	if !ok {
 		return r, domain.Errorf(domain.ENOTFOUND, "role not found")
@@ -32,25 +32,27 @@ func (s *txStore) lookup(id int64) (account.Role, error) {
 	return r, nil
 }
 
-func (s *txStore) CreateUser(_ context.Context, u user.User, _ string, _ *[]int64, check account.RoleCheck) (user.Profile, error) {
-	if err := check(nil, s.lookup); err != nil {
+func (s *txStore) RoleNamed(string) (account.Role, error) {
+	return account.Role{}, domain.Errorf(domain.ENOTFOUND, "role not found")
+}
+
+func (s *txStore) CreateUser(_ context.Context, u user.User, _ string, fn func(*user.Aggregate) error) (user.Profile, error) {
+	if err := fn(user.NewAggregate(u, nil, 1, s)); err != nil {
 		return user.Profile{}, err
 	}
 	s.written = true
 	return user.Profile{User: u}, nil
 }
 
-func (s *txStore) UpdateUser(_ context.Context, id int64, _ *[]int64, check account.RoleCheck, fn func(*user.User) error, _ account.AdminRule) (user.Profile, error) {
-	if err := check(s.held, s.lookup); err != nil {
-		return user.Profile{}, err
-	}
+func (s *txStore) UpdateUser(_ context.Context, id int64, fn func(*user.Aggregate) error) (user.Profile, error) {
 	u := user.New()
 	u.ID, u.Email, u.LastName = id, "t@example.com", "T"
-	if err := fn(&u); err != nil {
+	a := user.NewAggregate(u, s.held, 1, s)
+	if err := fn(a); err != nil {
 		return user.Profile{}, err
 	}
 	s.written = true
-	return user.Profile{User: u}, nil
+	return user.Profile{User: a.User}, nil
 }
 
 // staleRoles is what was true before the store's transaction: the target

@@ -520,6 +520,7 @@ func TestUserCreate(t *testing.T) {
 		{"unknown role", "another-pw-1\n", []string{"--email", "x@example.com", "--first-name", "A", "--last-name", "B", "--role", "Wizard"}, "invalid"},
 		{"missing names", "another-pw-1\n", []string{"--email", "y@example.com"}, "required"},
 		{"invalid email", "another-pw-1\n", []string{"--email", "nobody", "--first-name", "A", "--last-name", "B"}, "--email"},
+		{"a name the API refuses", "another-pw-1\n", []string{"--email", "long@example.com", "--first-name", strings.Repeat("n", 201), "--last-name", "B"}, "--first-name: firstName must be at most"},
 		{"short password", "short\n", []string{"--email", "z@example.com", "--first-name", "A", "--last-name", "B"}, "8 to 128"},
 		{"no password", "", []string{"--email", "z@example.com", "--first-name", "A", "--last-name", "B"}, "standard input"},
 		{"unknown flag", "another-pw-1\n", []string{"--mail", "z@example.com"}, "mail"},

@@ -157,11 +157,42 @@ func (r Role) Effective() PermissionSet {
 	return r.Permissions
 }
 
+// Access is what a holder of roles may do: the union of the permissions
+// the roles grant (Role.Effective), and whether one of them is a
+// system-admin role, whose holder holds every permission. Every principal
+// (session, console session, API key's creator) is computed from it.
+func Access(roles []Role) (PermissionSet, bool) {
+	var set PermissionSet
+	admin := false
+	for _, r := range roles {
+		set |= r.Effective()
+		admin = admin || r.IsSystemAdmin
+	}
+	return set, admin
+}
+
+// AnySystemAdmin reports whether one of roles is a system-admin role.
+func AnySystemAdmin(roles []Role) bool {
+	_, admin := Access(roles)
+	return admin
+}
+
 // Bootstrap role names created on first start.
 const (
 	AdministratorRole = "Administrator"
 	StaffRole         = "Staff"
 )
+
+// BuiltinRoles are the roles every database starts with: Administrator, a
+// system-admin role (every permission), and Staff, the default role, which
+// may view contracts. A store creates them (IDs 0 here) when no role
+// exists.
+func BuiltinRoles() []Role {
+	return []Role{
+		{Name: AdministratorRole, IsSystemAdmin: true, Permissions: AllPermissionSet},
+		{Name: StaffRole, IsDefaultRole: true, Permissions: NewPermissionSet(ContractView)},
+	}
+}
 
 // Principal is the authenticated caller of a request.
 type Principal struct {

@@ -56,6 +56,22 @@ type Document struct {
 	Kind string
 }
 
+// ErrOutForSignature is the message of a removal refused while the
+// contract is out for signature.
+const ErrOutForSignature = "documents cannot be removed while the contract is out for signature (WaitingForClientSignature): the signers are reading them"
+
+// RemovableFrom is the one rule of removing a document from a contract in
+// status, whoever asks (the API, the console): refused (ECONFLICT, with
+// the reason) while the contract is out for signature
+// (WaitingForClientSignature), since the signers are reading its
+// documents, and for signed evidence at any time (Removable).
+func (d Document) RemovableFrom(status Status) error {
+	if status == WaitingForClientSignature {
+		return &domain.Error{Code: domain.ECONFLICT, Message: ErrOutForSignature}
+	}
+	return d.Removable()
+}
+
 // Removable refuses to remove signed evidence: ECONFLICT.
 func (d Document) Removable() error {
 	if d.Kind == KindSigned || d.Kind == KindAudit {

@@ -168,6 +168,15 @@ func New() User {
 	return User{Active: true, IsStaff: true, BillingRate: decimal.New(0, remuneration.MoneyPlaces)}
 }
 
+// Create returns a new user (New) with the fields p sets (Apply),
+// validated (Validate: EINVALID). Every way of creating a user (the API,
+// the command line) starts here.
+func Create(p Patch) (User, error) {
+	u := New()
+	u.Apply(p)
+	return u, u.Validate()
+}
+
 // FullName is the first name joined with the last name.
 func (u User) FullName() string { return FullName(u.FirstName, u.LastName) }
 

@@ -7,12 +7,44 @@ import (
 
 	"github.com/matryer/is"
 
+	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/user"
 )
 
-// keepUser is the use case's last-administrator rule for user changes.
-var keepUser = account.KeepAnAdmin(account.LastAdminChange)
+// KeepAdmin is the use case's last-administrator rule for user changes
+// and deletions, on the user's aggregate (the engines' own tests use it
+// too).
+func KeepAdmin(a *user.Aggregate) error { return a.KeepAnAdmin(account.LastAdminChange) }
+
+// setRoles is an aggregate change that gives the user the roles ids (no
+// roles for none), looked up in the store's transaction.
+func SetRoles(ids ...int64) func(*user.Aggregate) error {
+	return func(a *user.Aggregate) error {
+		rs, err := a.LookupRoles(append([]int64{}, ids...))
+		if err != nil {
+			return err
+		}
+		a.SetRoles(rs)
+		return nil
+	}
+}
+
+// edit is an UpdateUser fn: the aggregate changes also (setRoles), fn
+// changes the user, then KeepAdmin decides.
+func Edit(fn func(*user.User) error, also ...func(*user.Aggregate) error) func(*user.Aggregate) error {
+	return func(a *user.Aggregate) error {
+		for _, f := range also {
+			if err := f(a); err != nil {
+				return err
+			}
+		}
+		if err := fn(&a.User); err != nil {
+			return err
+		}
+		return KeepAdmin(a)
+	}
+}
 
 // roleInput is an UpdateRole fn that ignores the current role.
 func roleInput(in account.RoleInput) func(account.Role) (account.RoleInput, error) {
@@ -53,7 +85,7 @@ func AdminRuleSuite(t *testing.T, s Stores) {
 		return false
 	}
 
-	uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "second@example.com"})
+	uid, err := createUser(ctx, s.Users, account.NewUser{Email: "second@example.com"})
 	is.NoErr(err)
 	// check sees the role and its refusal changes nothing.
 	var checked account.Role
@@ -72,20 +104,42 @@ func AdminRuleSuite(t *testing.T, s Stores) {
 	is.Equal(s.Roles.RemoveUserRole(ctx, uid, adminRole.ID, func(account.Role) error { return boom }, nil), boom)
 	is.True(holds(uid, adminRole.ID))
 
-	// UpdateUser and DeleteUser count too, and roll back on refusal.
+	// UpdateUser and DeleteUser: the aggregate counts the administrators
+	// other than the user, and the user's own roles, in the store's
+	// transaction; a refusal rolls back.
+	admins := func(err error, change func(*user.Aggregate)) func(*user.Aggregate) error {
+		return func(a *user.Aggregate) error {
+			is.Equal(a.OtherAdmins, 1)
+			is.True(account.AnySystemAdmin(a.Held()))
+			if change != nil {
+				change(a)
+			}
+			seen = append(seen, a.Admins())
+			return err
+		}
+	}
+	deactivate := func(a *user.Aggregate) { a.User.Active = false }
 	seen = nil
-	_, err = s.Users.UpdateUser(ctx, uid, nil, nil, func(u *user.User) error { u.Active = false; return nil }, record(boom))
+	_, err = s.Users.UpdateUser(ctx, uid, admins(boom, deactivate))
 	is.Equal(err, boom)
 	p, err := s.Users.Profile(ctx, uid, false)
 	is.NoErr(err)
 	is.True(p.Active)
-	is.Equal(s.Users.DeleteUser(ctx, uid, T0, record(boom)), boom)
+	_, err = s.Users.UpdateUser(ctx, uid, admins(boom, func(a *user.Aggregate) { a.SetRoles(nil) }))
+	is.Equal(err, boom)
+	is.True(holds(uid, adminRole.ID))
+	is.Equal(s.Users.DeleteUser(ctx, uid, T0, admins(boom, nil)), boom)
 	_, err = s.Users.User(ctx, uid)
 	is.NoErr(err) // not deleted
-	is.Equal(seen, []account.AdminCount{{Before: 2, After: 1}, {Before: 2, After: 1}})
+	is.Equal(seen, []account.AdminCount{{Before: 2, After: 1}, {Before: 2, After: 1}, {Before: 2, After: 1}})
 	seen = nil
-	is.NoErr(s.Users.DeleteUser(ctx, uid, T0, record(nil)))
+	is.NoErr(s.Users.DeleteUser(ctx, uid, T0, admins(nil, nil)))
 	is.Equal(seen, []account.AdminCount{{Before: 2, After: 1}})
+	called := false
+	is.Equal(code(s.Users.DeleteUser(ctx, uid, T0, func(*user.Aggregate) error { called = true; return nil })), domain.ENOTFOUND)
+	_, err = s.Users.UpdateUser(ctx, uid, func(*user.Aggregate) error { called = true; return nil })
+	is.Equal(code(err), domain.ENOTFOUND)
+	is.True(!called) // fn never sees a deleted user
 
 	// Role changes: fn sees the current role; refusals change nothing.
 	seen = nil
@@ -124,7 +178,11 @@ func AdminRuleSuite(t *testing.T, s Stores) {
 	// With none left, the rule lets an administrator be made again.
 	seen = nil
 	is.NoErr(s.Roles.AddUserRole(ctx, adminID, adminRole.ID, nil))
-	_, err = s.Users.UpdateUser(ctx, adminID, nil, nil, func(*user.User) error { return nil }, record(nil))
+	_, err = s.Users.UpdateUser(ctx, adminID, func(a *user.Aggregate) error {
+		is.Equal(a.OtherAdmins, 0)
+		seen = append(seen, a.Admins())
+		return nil
+	})
 	is.NoErr(err)
 	is.Equal(seen, []account.AdminCount{{Before: 1, After: 1}})
 }

@@ -20,6 +20,7 @@ import (
 type APIKeyStores struct {
 	Keys     ports.APIKeyStore
 	Accounts ports.AccountStore
+	Users    ports.UserStore
 	// DeleteUser soft-deletes a user (the user store's DeleteUser).
 	DeleteUser func(ctx context.Context, id int64) error
 }
@@ -31,7 +32,7 @@ func APIKeyStore(t *testing.T, newStores func(t *testing.T) APIKeyStores) {
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	newUser := func(t *testing.T, s APIKeyStores, email string) int64 {
 		t.Helper()
-		id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
+		id, err := createUser(ctx, s.Users, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
 		if err != nil {
 			t.Fatalf("create user: %v", err)
 		}

@@ -18,7 +18,7 @@ func ConsoleSessionsSuite(t *testing.T, s Stores) {
 	ctx := context.Background()
 	is := is.New(t)
 	bootstrap(t, s)
-	uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "c@example.com", PasswordHash: "p"})
+	uid, err := createUser(ctx, s.Users, account.NewUser{Email: "c@example.com", PasswordHash: "p"})
 	is.NoErr(err)
 	ss := account.Session{ID: "console-1", UserID: uid, Method: account.MethodPassword, CreatedAt: T0, ExpiresAt: T0.Add(time.Hour),
 		Kind: account.SessionConsole, TokenHash: []byte("cookie-hash"), LastSeen: T0, AuthenticatedAt: T0}

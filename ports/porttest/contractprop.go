@@ -78,7 +78,7 @@ func seedUser(t testing.TB, s Stores, email string) int64 {
 	if c, err := s.Accounts.CredentialsByEmail(ctx, email); err == nil {
 		return c.UserID
 	}
-	id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: email, FirstName: "Owner", PasswordHash: "h"})
+	id, err := createUser(ctx, s.Users, account.NewUser{Email: email, FirstName: "Owner", PasswordHash: "h"})
 	if err != nil {
 		t.Fatalf("create %s: %v", email, err)
 	}

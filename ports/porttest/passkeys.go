@@ -18,6 +18,7 @@ import (
 type PasskeyStores struct {
 	Passkeys ports.PasskeyStore
 	Accounts ports.AccountStore
+	Users    ports.UserStore
 }
 
 // PasskeyStore runs the acceptance suite of ports.PasskeyStore. newStores
@@ -27,7 +28,7 @@ func PasskeyStore(t *testing.T, newStores func(t *testing.T) PasskeyStores) {
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	newUser := func(t *testing.T, s PasskeyStores, email string) int64 {
 		t.Helper()
-		id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
+		id, err := createUser(ctx, s.Users, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
 		if err != nil {
 			t.Fatalf("create user: %v", err)
 		}

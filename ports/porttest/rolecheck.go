@@ -35,7 +35,12 @@ func RoleCheckSuite(t *testing.T, s Stores) {
 		return out
 	}
 
-	uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "target@example.com", FirstName: "T", LastName: "T"})
+	first := func(rs []account.Role, err error) account.Role {
+		is.NoErr(err)
+		return rs[0]
+	}
+
+	uid, err := createUser(ctx, s.Users, account.NewUser{Email: "target@example.com", FirstName: "T", LastName: "T"})
 	is.NoErr(err)
 	before, err := s.Roles.UserRoles(ctx, uid)
 	is.NoErr(err)
@@ -45,26 +50,40 @@ func RoleCheckSuite(t *testing.T, s Stores) {
 	var held []account.Role
 	var looked account.Role
 	var lookErr error
-	fnRan := false
-	_, err = s.Users.UpdateUser(ctx, uid, &[]int64{}, func(h []account.Role, role func(int64) (account.Role, error)) error {
-		held = h
-		looked, _ = role(adminRole.ID)
-		_, lookErr = role(999_999)
+	_, err = s.Users.UpdateUser(ctx, uid, func(a *user.Aggregate) error {
+		held = a.Held()
+		looked = first(a.LookupRoles([]int64{adminRole.ID}))
+		_, lookErr = a.LookupRoles([]int64{999_999})
+		a.User.FirstName = "Changed"
+		a.SetRoles(nil)
 		return boom
-	}, func(u *user.User) error { fnRan = true; u.FirstName = "Changed"; return nil }, nil)
+	})
 	is.Equal(err, boom)
 	is.Equal(len(held), len(before)+1)
 	is.Equal(ids(held)[0], adminRole.ID) // "Administrator" sorts first
 	is.Equal(looked, adminRole)
 	is.Equal(code(lookErr), domain.ENOTFOUND)
-	is.True(!fnRan) // check runs first
 	p, err := s.Users.Profile(ctx, uid, true)
 	is.NoErr(err)
 	is.Equal(p.FirstName, "T")            // nothing written
 	is.Equal(len(p.Roles), len(before)+1) // roles not replaced
-	_, err = s.Users.UpdateUser(ctx, uid, nil, func([]account.Role, func(int64) (account.Role, error)) error { return nil },
-		func(u *user.User) error { u.FirstName = "Passed"; return nil }, nil)
+	p, err = s.Users.UpdateUser(ctx, uid, func(a *user.Aggregate) error {
+		a.User.FirstName = "Passed"
+		a.SetRoles(nil)
+		return nil
+	})
 	is.NoErr(err)
+	is.Equal(p.FirstName, "Passed")
+	is.Equal(len(p.Roles), 0) // roles replaced
+	p, err = s.Users.UpdateUser(ctx, uid, func(a *user.Aggregate) error {
+		is.Equal(len(a.Held()), 0)
+		return nil
+	})
+	is.NoErr(err)
+	is.Equal(len(p.Roles), 0) // roles unchanged without SetRoles
+	for _, r := range append(before, adminRole) {
+		is.NoErr(s.Roles.AddUserRole(ctx, uid, r.ID, nil)) // as they were
+	}
 
 	// SetPassword runs check in its transaction too (the takeover rule of
 	// password resets): it sees the role given just before, and its
@@ -93,26 +112,31 @@ func RoleCheckSuite(t *testing.T, s Stores) {
 	is.Equal(code(err), domain.ENOTFOUND)
 	is.Equal(len(held), 0)
 
-	// An unknown user: check sees no roles, then the store answers 404.
-	held = []account.Role{{}}
-	_, err = s.Users.UpdateUser(ctx, 424242, nil, func(h []account.Role, _ func(int64) (account.Role, error)) error { held = h; return nil },
-		func(*user.User) error { return nil }, nil)
+	// An unknown user: the store answers 404 without calling fn.
+	fnRan := false
+	_, err = s.Users.UpdateUser(ctx, 424242, func(*user.Aggregate) error { fnRan = true; return nil })
 	is.Equal(code(err), domain.ENOTFOUND)
-	is.Equal(len(held), 0)
+	is.True(!fnRan)
 
-	// CreateUser: check sees no roles held, looks roles up, and its
-	// refusal creates nobody.
+	// CreateUser: fn sees no roles held, looks roles up, and its refusal
+	// creates nobody.
 	held = []account.Role{{}}
-	_, err = s.Users.CreateUser(ctx, newUser("refused@example.com", "R", "R"), "", &[]int64{adminRole.ID},
-		func(h []account.Role, role func(int64) (account.Role, error)) error {
-			held = h
-			looked, _ = role(adminRole.ID)
-			return boom
-		})
+	looked = account.Role{}
+	_, err = s.Users.CreateUser(ctx, newUser("refused@example.com", "R", "R"), "", func(a *user.Aggregate) error {
+		held = a.Held()
+		looked = first(a.LookupRoles([]int64{adminRole.ID}))
+		rs, err := a.LookupRoleNames([]string{"Nope"})
+		is.Equal(code(err), domain.EINVALID)
+		is.Equal(len(rs), 0)
+		return boom
+	})
 	is.Equal(err, boom)
 	is.Equal(len(held), 0)
 	is.Equal(looked, adminRole)
 	_, n, err := s.Users.Users(ctx, user.Filter{Search: "refused@example.com", Limit: 10})
 	is.NoErr(err)
 	is.Equal(n, int64(0))
+	p, err = s.Users.CreateUser(ctx, newUser("named@example.com", "N", "N"), "", SetRoles(adminRole.ID))
+	is.NoErr(err)
+	is.Equal(ids(p.Roles), []int64{adminRole.ID})
 }

@@ -27,12 +27,12 @@ func RotationSuite(t *testing.T, s Stores) {
 	adminID := bootstrap(t, s)
 	newUser := func(email string, fn func(*user.User)) int64 {
 		t.Helper()
-		p, err := s.Users.CreateUser(ctx, newUser(email, "R", "Otation"), "", nil, nil)
+		p, err := s.Users.CreateUser(ctx, newUser(email, "R", "Otation"), "", nil)
 		if err != nil {
 			t.Fatalf("create %s: %v", email, err)
 		}
 		if fn != nil {
-			if _, err := s.Users.UpdateUser(ctx, p.ID, nil, nil, func(u *user.User) error { fn(u); return nil }, nil); err != nil {
+			if _, err := s.Users.UpdateUser(ctx, p.ID, func(a *user.Aggregate) error { fn(&a.User); return nil }); err != nil {
 				t.Fatalf("update %s: %v", email, err)
 			}
 		}

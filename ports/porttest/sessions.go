@@ -19,7 +19,7 @@ func SessionsSuite(t *testing.T, s Stores) {
 	ctx := context.Background()
 	is := is.New(t)
 	adminID := bootstrap(t, s)
-	otherID, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "other@example.com", PasswordHash: "p"})
+	otherID, err := createUser(ctx, s.Users, account.NewUser{Email: "other@example.com", PasswordHash: "p"})
 	is.NoErr(err)
 	open := func(id string, user int64, at time.Time, kind string) account.Session {
 		ss := account.Session{ID: id, UserID: user, Method: account.MethodAuthenticator, CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour),

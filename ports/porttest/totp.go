@@ -20,6 +20,7 @@ import (
 type TOTPStores struct {
 	TOTP     ports.TOTPStore
 	Accounts ports.AccountStore
+	Users    ports.UserStore
 }
 
 // TOTPStore runs the acceptance suite of ports.TOTPStore. newStores is
@@ -31,7 +32,7 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 	hash := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
 	newUser := func(t *testing.T, s TOTPStores, email string) int64 {
 		t.Helper()
-		id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
+		id, err := createUser(ctx, s.Users, account.NewUser{Email: email, FirstName: "F", LastName: "L", PasswordHash: "hash"})
 		if err != nil {
 			t.Fatalf("create user: %v", err)
 		}
@@ -114,7 +115,7 @@ func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
 	t.Run("check sees the roles held in the transaction and its refusal writes nothing", func(t *testing.T) {
 		is := is.New(t)
 		s := newStores(t)
-		uid, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: "admin2@example.com", FirstName: "F", LastName: "L",
+		uid, err := createUser(ctx, s.Users, account.NewUser{Email: "admin2@example.com", FirstName: "F", LastName: "L",
 			PasswordHash: "hash", Roles: []string{"Administrator"}})
 		is.NoErr(err)
 		is.NoErr(s.TOTP.UpdateTOTP(ctx, uid, nil, enable))

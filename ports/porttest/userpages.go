@@ -35,7 +35,7 @@ func UserPagesSuite(t *testing.T, s Stores) {
 		is.NoErr(err)
 	} else {
 		for _, u := range us {
-			_, err := s.Users.CreateUser(ctx, u, "", nil, nil)
+			_, err := s.Users.CreateUser(ctx, u, "", nil)
 			is.NoErr(err)
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"counsel/app"
 	"counsel/domain/account"
 	"counsel/domain/contract"
+	"counsel/domain/user"
 	"counsel/ports"
 	"counsel/tools/bench/contractgen"
 )
@@ -54,11 +55,13 @@ func main() {
 	for i := range *owners {
 		c, err := s.Accounts.CredentialsByEmail(ctx, fmt.Sprintf("owner%d@example.com", i))
 		if err != nil {
-			id, err := s.Accounts.CreateUser(ctx, account.NewUser{Email: fmt.Sprintf("owner%d@example.com", i), FirstName: "Owner", PasswordHash: "x"})
+			u := user.New()
+			u.Email, u.FirstName = fmt.Sprintf("owner%d@example.com", i), "Owner"
+			p, err := s.Users.CreateUser(ctx, u, "x", nil)
 			if err != nil {
 				log.Fatal(err)
 			}
-			ids = append(ids, id)
+			ids = append(ids, p.ID)
 			continue
 		}
 		ids = append(ids, c.UserID)

@@ -36,11 +36,12 @@ type noBlobs struct{ ports.BlobStore }
 
 func (noBlobs) Delete(context.Context, string) error { return nil }
 
-// TestRemoveDocumentOutsideSigningDecidesInTheTransaction shows that the
-// console's removal refuses on the status the store's transaction reads:
+// TestRemoveDocumentDecidesInTheTransaction shows that removing a
+// document (the API's and the console's one use case) refuses on the
+// status the store's transaction reads:
 // a contract sent for signature after the page was shown keeps its
 // documents, and one recalled meanwhile loses it.
-func TestRemoveDocumentOutsideSigningDecidesInTheTransaction(t *testing.T) {
+func TestRemoveDocumentDecidesInTheTransaction(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		status contract.Status
@@ -57,9 +58,12 @@ func TestRemoveDocumentOutsideSigningDecidesInTheTransaction(t *testing.T) {
 			store := &txDocStore{status: tt.status}
 			svc := New(Deps{Store: store, Blobs: noBlobs{}, Clock: porttest.NewClock(porttest.T0)})
 			ctx := account.NewContext(context.Background(), account.Principal{UserID: 1, Permissions: account.NewPermissionSet(account.ContractEdit)})
-			err := svc.RemoveDocumentOutsideSigning(ctx, 7, 9)
+			err := svc.RemoveDocument(ctx, 7, 9)
 			is.Equal(domain.ErrorCode(err), tt.code) // decided on the transaction's status
-			is.Equal(store.removed, tt.code == "")   // refused: nothing removed
+			if tt.code != "" {
+				is.Equal(domain.ErrorMessage(err), contract.ErrOutForSignature) // with the reason
+			}
+			is.Equal(store.removed, tt.code == "") // refused: nothing removed
 		})
 	}
 }
