@@ -30,6 +30,7 @@ import (
 	"counsel/adapters/metrics"
 	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
+	"counsel/adapters/pages"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
@@ -324,6 +325,10 @@ func (a *App) wire(ctx context.Context) error {
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
 	})
+	pg := pages.New(pages.Services{
+		SigningPages: a.signingPages, Evidence: a.Signing,
+		APIDocument: sync.OnceValue(func() []byte { return httpadapter.DocumentVersion(cfg.Version) }),
+	}, pages.Options{Logger: a.log, FrameAncestors: cfg.FrameAncestors})
 	// FrameGuard again around the whole handler: pages of other adapters
 	// mounted here later refuse framing as well (docs/decisions.md §12).
 	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
@@ -341,7 +346,7 @@ func (a *App) wire(ctx context.Context) error {
 		Contracts:     a.Contracts,
 		Signing:       a.Signing,
 		Evidence:      a.Signing,
-		SigningPages:  a.signingPages,
+		Pages:         pg.Handlers(),
 		Backups:       backupSvc,
 		Mail:          outbox.Service{Store: a.db.Outbox},
 		Webhooks:      webhookSvc,
@@ -351,7 +356,6 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
-		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		RateLimiter:    a.rateLimiter(),

@@ -26,7 +26,7 @@ func (s *server) routeTable() []route {
 	rs = append(rs, s.sessionRoutes()...)
 	rs = append(rs, s.passkeyRoutes()...)
 	rs = append(rs, s.roleRoutes()...)
-	rs = append(rs, s.signPageRoutes()...)
+	rs = append(rs, s.pageRoutes()...)
 	rs = append(rs, s.userRoutes()...)
 	rs = append(rs, s.officeRoutes()...)
 	rs = append(rs, s.remunerationRoutes()...)

@@ -14,8 +14,6 @@ func (s *server) systemRoutes() []route {
 			op: op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})}), headers: []string{"Cache-Control"}}},
 		{method: "GET", path: "/openapi.json", access: public, handler: s.handleOpenAPI(),
 			op: op{summary: "This API's OpenAPI 3.1 document", tag: "system", resp: js{"type": "object"}}},
-		{method: "GET", path: "/docs", access: public, handler: s.handleDocs(),
-			op: op{summary: "This API's reference as a web page", tag: "system", kind: kindPage}},
 	}
 }
 
@@ -50,13 +48,5 @@ func (s *server) handleOpenAPI() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(s.doc())
-	}
-}
-
-func (s *server) handleDocs() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-		w.Write(s.docHTML())
 	}
 }
