@@ -11,18 +11,13 @@ import (
 // adapters/pages). The verify route streams the upload to a temporary
 // file; it is limited per client address like the sign-in routes.
 
-func (s *server) evidenceRoutes() []route {
-	const tag = "signing"
-	h := s.needEvidence
-	return optionalModule([]route{
-		{method: "GET", path: "/.well-known/counsel-signing.pem", access: public, handler: h(s.handleSigningCertificate()),
-			op: op{summary: "The certificate (chain) the embedded signer's evidence is signed with, PEM: import it into a PDF reader to trust the signature",
-				tag: "system", resp: str(), respType: "application/x-pem-file", headers: []string{"Content-Disposition", "Cache-Control"}}},
-		{method: "POST", path: "/api/signing/verify", access: public, limited: true, maxBody: uploadBodyLimit, handler: h(s.handleVerify()),
-			op: op{summary: "Check whether a PDF is an unmodified document signed by this server (multipart/form-data, field file; at most 20 MiB): for which contract, by whom and when. A PDF without a valid signature is a 200 with valid false and the reason; a file that is not a PDF is a 415",
-				tag: tag, body: pdfUpload(), bodyType: "multipart/form-data", resp: ref("SigningVerificationDto"), errs: []int{400, 413, 415, 429}}},
-	})
-}
+// The API reference entries of the signed evidence routes (routes.go).
+var (
+	opSigningCertificate = op{summary: "The certificate (chain) the embedded signer's evidence is signed with, PEM: import it into a PDF reader to trust the signature",
+		tag: "system", resp: str(), respType: "application/x-pem-file", headers: []string{"Content-Disposition", "Cache-Control"}}
+	opVerify = op{summary: "Check whether a PDF is an unmodified document signed by this server (multipart/form-data, field file; at most 20 MiB): for which contract, by whom and when. A PDF without a valid signature is a 200 with valid false and the reason; a file that is not a PDF is a 415",
+		tag: "signing", body: pdfUpload(), bodyType: "multipart/form-data", resp: ref("SigningVerificationDto"), errs: []int{400, 413, 415, 429}}
+)
 
 // needEvidence answers 501 without an evidence service.
 func (s *server) needEvidence(h http.HandlerFunc) http.Handler {

@@ -103,6 +103,7 @@ type server struct {
 	limiter *rateLimiter
 	router  *mux.Router
 	routes  []route
+	mounted map[string]bool // the keys of Services.Pages the route table took
 	// exact holds the routes without path variables, by path and method:
 	// most requests (sign-in, refresh, /api/me) take one map lookup
 	// instead of gorilla's regular expressions tried route by route.
@@ -142,7 +143,9 @@ func newServer(svc Services, opts Options) *server {
 		opts.Now = time.Now
 	}
 	s := &server{svc: svc, opts: opts, log: opts.Logger, limiter: newRateLimiter(opts.AuthRateLimit, opts.Now)}
+	s.mounted = map[string]bool{}
 	s.routes = s.routeTable()
+	s.checkPages()
 	s.exact = map[string]map[string]http.Handler{}
 	s.router = mux.NewRouter()
 	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
