@@ -43,7 +43,7 @@ import (
 	"counsel/app/keydates"
 	"counsel/app/outbox"
 	"counsel/app/remunerations"
-	signingapp "counsel/app/signing"
+	"counsel/app/signatures"
 	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/domain/mail"
@@ -94,7 +94,7 @@ type App struct {
 	// fake clock.
 	KeyDates *keydates.Service
 	// Signing is the digital-signing use case (see signing.go).
-	Signing       *signingapp.Service
+	Signing       *signatures.Service
 	signingPages  ports.SigningPages
 	contractStore ContractStore
 	blobs         ports.BlobStore
