@@ -1,6 +1,6 @@
 package app_test
 
-// The attack suite (issue 10): what a hostile client tries, one table per
+// The attack suite: what a hostile client tries, one table per
 // area, through HTTP against a real SQLite file. Every case asserts that
 // the attack fails. The holes the outside review found have their own
 // tests in security_test.go; access control on every route is

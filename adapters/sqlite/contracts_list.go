@@ -1,7 +1,7 @@
 package sqlite
 
 // The contract list's planner: how a filter becomes a count and a page,
-// and which index each query reads (issue 17). The CRUD is contracts.go;
+// and which index each query reads. The CRUD is contracts.go;
 // the word path of a search is contract_words.go.
 
 import (
