@@ -159,12 +159,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	// With a replica, Litestream owns the WAL's checkpoints.
-	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""})
+	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""}, cfg.Clock.Now)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	db.SetNow(cfg.Clock.Now)
 	a.db = db
 	// The outbox worker exists before any write, so that a commit that
 	// queued mail wakes it (wireMail starts it).

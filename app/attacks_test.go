@@ -49,7 +49,7 @@ func newForger(t *testing.T, s *apptest.Server, token string) *forger {
 	t.Helper()
 	f := &forger{}
 	var seed []byte
-	err := s.App.Stores().QueryRow(context.Background(),
+	err := s.QueryRow(context.Background(),
 		`SELECT kid, private_key FROM signing_keys ORDER BY created_at DESC LIMIT 1`).Scan(&f.kid, &seed)
 	if err != nil {
 		t.Fatalf("signing key: %v", err)
