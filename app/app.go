@@ -30,6 +30,7 @@ import (
 	"counsel/adapters/metrics"
 	"counsel/adapters/oidc"
 	"counsel/adapters/otp"
+	"counsel/adapters/pages"
 	"counsel/adapters/smtp"
 	"counsel/adapters/sqlite"
 	"counsel/adapters/totp"
@@ -42,7 +43,7 @@ import (
 	"counsel/app/keydates"
 	"counsel/app/outbox"
 	"counsel/app/remunerations"
-	signingapp "counsel/app/signing"
+	"counsel/app/signatures"
 	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/domain/mail"
@@ -93,7 +94,7 @@ type App struct {
 	// fake clock.
 	KeyDates *keydates.Service
 	// Signing is the digital-signing use case (see signing.go).
-	Signing       *signingapp.Service
+	Signing       *signatures.Service
 	signingPages  ports.SigningPages
 	contractStore ContractStore
 	blobs         ports.BlobStore
@@ -158,12 +159,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	// With a replica, Litestream owns the WAL's checkpoints.
-	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""})
+	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""}, cfg.Clock.Now)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	db.SetNow(cfg.Clock.Now)
 	a.db = db
 	// The outbox worker exists before any write, so that a commit that
 	// queued mail wakes it (wireMail starts it).
@@ -324,6 +324,10 @@ func (a *App) wire(ctx context.Context) error {
 		Logger: a.log, PublicURL: cfg.PublicURL, Key: consoleKey, DevOTP: cfg.OTPDelivery == "response",
 		IdPName: cfg.OIDCName, Now: cfg.Clock.Now,
 	})
+	pg := pages.New(pages.Services{
+		SigningPages: a.signingPages, Evidence: a.Signing,
+		APIDocument: sync.OnceValue(func() []byte { return httpadapter.DocumentVersion(cfg.Version) }),
+	}, pages.Options{Logger: a.log, FrameAncestors: cfg.FrameAncestors})
 	// FrameGuard again around the whole handler: pages of other adapters
 	// mounted here later refuse framing as well (docs/decisions.md §12).
 	a.handler = httpadapter.FrameGuard(httpadapter.NewHandler(httpadapter.Services{
@@ -341,7 +345,7 @@ func (a *App) wire(ctx context.Context) error {
 		Contracts:     a.Contracts,
 		Signing:       a.Signing,
 		Evidence:      a.Signing,
-		SigningPages:  a.signingPages,
+		Pages:         pg.Handlers(),
 		Backups:       backupSvc,
 		Mail:          outbox.Service{Store: a.db.Outbox},
 		Webhooks:      webhookSvc,
@@ -351,7 +355,6 @@ func (a *App) wire(ctx context.Context) error {
 	}, httpadapter.Options{
 		Logger:         a.log,
 		CORSOrigins:    cfg.CORSOrigins,
-		FrameAncestors: cfg.FrameAncestors,
 		TrustedProxies: cfg.TrustedProxies,
 		AuthRateLimit:  cfg.AuthRateLimit,
 		RateLimiter:    a.rateLimiter(),

@@ -1,6 +1,6 @@
 package app_test
 
-// The attack suite (issue 10): what a hostile client tries, one table per
+// The attack suite: what a hostile client tries, one table per
 // area, through HTTP against a real SQLite file. Every case asserts that
 // the attack fails. The holes the outside review found have their own
 // tests in security_test.go; access control on every route is
@@ -49,7 +49,7 @@ func newForger(t *testing.T, s *apptest.Server, token string) *forger {
 	t.Helper()
 	f := &forger{}
 	var seed []byte
-	err := s.App.Stores().QueryRow(context.Background(),
+	err := s.QueryRow(context.Background(),
 		`SELECT kid, private_key FROM signing_keys ORDER BY created_at DESC LIMIT 1`).Scan(&f.kid, &seed)
 	if err != nil {
 		t.Fatalf("signing key: %v", err)

@@ -152,7 +152,7 @@ func TestAuditEvents(t *testing.T) {
 	secrets = append(secrets, recovery...)
 	s.Do(t, "DELETE", "/api/account/totp", totpTok, map[string]string{"password": wrong, "otp": recovery[0]}).Expect(t, 400, "refused")
 	var totpUserID int64
-	s.App.Stores().QueryRow(ctx, `SELECT id FROM users WHERE email = 'audit-totp@example.com'`).Scan(&totpUserID)
+	s.QueryRow(ctx, `SELECT id FROM users WHERE email = 'audit-totp@example.com'`).Scan(&totpUserID)
 	s.Do(t, "DELETE", fmt.Sprintf("/api/users/%d/totp", totpUserID), admin.AccessToken, nil).Expect(t, 204, "reset")
 
 	// A refused change writes nothing: deleting the last administrator.

@@ -407,8 +407,8 @@ func refuseNonEmptySQLite(ctx context.Context, path string) error {
 // refuseNonEmpty refuses a target that holds rows in any table copied.
 func refuseNonEmpty(ctx context.Context, to *Stores) error {
 	for _, t := range allTables() {
-		var n int64
-		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&n); err != nil {
+		n, err := to.RowCount(ctx, t.name)
+		if err != nil {
 			return fmt.Errorf("count %s in the target: %w", t.name, err)
 		}
 		if n > 0 {
@@ -422,8 +422,8 @@ func refuseNonEmpty(ctx context.Context, to *Stores) error {
 // every document back against its SHA-256, printing the counts.
 func verifyTarget(ctx context.Context, to *Stores, blobs ports.BlobStore, counts map[string]int64, w io.Writer) error {
 	for _, t := range allTables() {
-		var got int64
-		if err := to.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&got); err != nil {
+		got, err := to.RowCount(ctx, t.name)
+		if err != nil {
 			return err
 		}
 		if got != counts[t.name] {

@@ -88,12 +88,12 @@ func contractFiles(t testing.TB, s *apptest.Server) (docs, tmp []string) {
 	t.Helper()
 	ctx := context.Background()
 	var n int64
-	if err := s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM document_blobs`).Scan(&n); err != nil {
+	if err := s.QueryRow(ctx, `SELECT count(*) FROM document_blobs`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	for i := int64(0); i < n; i++ {
 		var key string
-		if err := s.App.Stores().QueryRow(ctx, `SELECT storage_key FROM document_blobs ORDER BY storage_key LIMIT 1 OFFSET ?`, i).Scan(&key); err != nil {
+		if err := s.QueryRow(ctx, `SELECT storage_key FROM document_blobs ORDER BY storage_key LIMIT 1 OFFSET ?`, i).Scan(&key); err != nil {
 			t.Fatal(err)
 		}
 		docs = append(docs, key)

@@ -36,11 +36,8 @@ type UserStore interface {
 	CreateUsers(ctx context.Context, us []user.User) ([]int64, error)
 }
 
-// IdentityStore is the identity store with the state setter tests use.
-type IdentityStore interface {
-	ports.IdentityStore
-	SetUserState(ctx context.Context, userID int64, active, deleted bool, at time.Time) error
-}
+// IdentityStore is the identity store.
+type IdentityStore = ports.IdentityStore
 
 // ContractStore is the contract store with its signing lookups and bulk
 // import.
@@ -86,12 +83,7 @@ type Stores struct {
 	OnChange func(func())
 	// Audit keeps the security and administration events.
 	Audit ports.AuditStore
-	// QueryRow runs a read with ? placeholders on either engine (tests
-	// and tools look at rows no port shows).
-	QueryRow func(ctx context.Context, query string, args ...any) Row
-	Ping     func(ctx context.Context) error
-	// SetNow sets the clock the stores stamp their own writes with.
-	SetNow func(func() time.Time)
+	Ping  func(ctx context.Context) error
 
 	// TryLock runs a background job on one instance at a time: a
 	// PostgreSQL advisory lock, or on SQLite a lock of the machine's
@@ -123,27 +115,30 @@ func (s *Stores) Close() error { return s.close() }
 // names: a SQLite file path or a PostgreSQL URL. Uploads are spooled in
 // spool ("" for the system's temporary folder) until they are kept.
 func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
-	return openStores(ctx, dsn, spool, sqlite.Options{})
+	return openStores(ctx, dsn, spool, sqlite.Options{}, nil)
 }
 
-// openStores is OpenStores with the options of a SQLite database.
-func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stores, error) {
+// openStores is OpenStores with the options of a SQLite database and the
+// clock the stores stamp their own writes with (nil: time.Now).
+func openStores(ctx context.Context, dsn, spool string, o sqlite.Options, now func() time.Time) (*Stores, error) {
 	if postgres.IsURL(dsn) {
 		db, err := postgres.Open(ctx, dsn)
 		if err != nil {
 			return nil, err
 		}
+		if now != nil {
+			db.Now = now
+		}
 		sh := db.Stores()
 		return &Stores{
 			Engine: "postgres", pg: db,
-			Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
+			Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
 			Remunerations: sh.Remunerations, Identities: sh.Identities,
 			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
 			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
 			Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 			OnEffects: db.OnEffects, OnChange: db.OnChange,
-			QueryRow: func(ctx context.Context, q string, args ...any) Row { return db.QueryRow(ctx, q, args...) },
-			Ping:     db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close,
+			Ping: db.Ping, close: db.Close,
 			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
 		}, nil
 	}
@@ -151,19 +146,19 @@ func openStores(ctx context.Context, dsn, spool string, o sqlite.Options) (*Stor
 	if err != nil {
 		return nil, err
 	}
+	if now != nil {
+		db.Now = now
+	}
 	sh := db.Stores()
 	return &Stores{
 		Engine: "sqlite", sqlite: db,
-		Accounts: db.Stores().Accounts, Roles: sh.Roles, Users: db.Stores().Users,
+		Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
 		Remunerations: sh.Remunerations, Identities: sh.Identities,
 		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
 		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
 		Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
 		OnEffects: db.OnEffects, OnChange: db.OnChange,
-		QueryRow: func(ctx context.Context, q string, args ...any) Row {
-			return db.Read().QueryRowContext(ctx, q, args...)
-		},
-		Ping: db.Ping, SetNow: func(f func() time.Time) { db.Now = f }, close: db.Close, TryLock: db.TryLock,
+		Ping: db.Ping, close: db.Close, TryLock: db.TryLock,
 	}, nil
 }
 
@@ -175,6 +170,18 @@ func (s *Stores) MoveDocumentFiles(ctx context.Context, dataDir string) (sqlite.
 		return sqlite.MovedDocuments{}, nil
 	}
 	return s.sqlite.MoveDocumentFiles(ctx, dataDir)
+}
+
+// RowCount returns the number of rows of table (a name of the schema,
+// never input).
+func (s *Stores) RowCount(ctx context.Context, table string) (n int64, err error) {
+	q := `SELECT count(*) FROM ` + table
+	if s.pg != nil {
+		err = s.pg.Pool().QueryRow(ctx, q).Scan(&n)
+	} else {
+		err = s.sqlite.Read().QueryRowContext(ctx, q).Scan(&n)
+	}
+	return n, err
 }
 
 // Migrations returns the applied migrations' names, oldest first.

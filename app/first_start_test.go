@@ -68,7 +68,7 @@ func TestInstancesStartingTogetherCreateOnce(t *testing.T) {
 
 			count := func(q string) int {
 				var v int
-				is.NoErr(apps[0].Stores().QueryRow(context.Background(), q).Scan(&v))
+				is.NoErr(servers[0].QueryRow(context.Background(), q).Scan(&v))
 				return v
 			}
 			is.Equal(count(`SELECT count(*) FROM signing_keys`), 1) // one token signing key

@@ -21,9 +21,8 @@ import (
 // provider.
 type idpEnv struct {
 	*apptest.Server
-	idp   *oidctest.Provider
-	store app.IdentityStore
-	logs  *syncBuffer
+	idp  *oidctest.Provider
+	logs *syncBuffer
 }
 
 // newIdPEnv starts a provider and a Counsel configured for it; change
@@ -39,7 +38,7 @@ func newIdPEnv(t *testing.T, change func(c *app.Config, p *oidctest.Provider)) *
 			change(c, p)
 		}
 	})
-	return &idpEnv{Server: s, idp: p, store: s.App.Stores().Identities, logs: logs}
+	return &idpEnv{Server: s, idp: p, logs: logs}
 }
 
 // login posts an ID token (and code) to the identity-provider sign-in.
@@ -71,7 +70,7 @@ func (e *idpEnv) user(t *testing.T, email string) int64 {
 func (e *idpEnv) count(t *testing.T, query string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := e.App.Stores().QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+	if err := e.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
 		t.Fatalf("count: %v", err)
 	}
 	return n
@@ -81,7 +80,7 @@ func (e *idpEnv) count(t *testing.T, query string, args ...any) int {
 func (e *idpEnv) linkedTo(t *testing.T, subject string) int64 {
 	t.Helper()
 	var id int64
-	err := e.App.Stores().QueryRow(context.Background(),
+	err := e.QueryRow(context.Background(),
 		`SELECT coalesce((SELECT user_id FROM user_identities WHERE issuer = ? AND subject = ?), 0)`, e.idp.Issuer(), subject).Scan(&id)
 	if err != nil {
 		t.Fatalf("link: %v", err)
@@ -125,7 +124,7 @@ func TestIdPSignsInKnownUser(t *testing.T) {
 			is.Equal(strings.TrimSpace(string(me.Body)), `["ContractView"]`) // the default role's permissions
 
 			var method string
-			is.NoErr(e.App.Stores().QueryRow(context.Background(), `SELECT method FROM sessions WHERE user_id = ?`, id).Scan(&method))
+			is.NoErr(e.QueryRow(context.Background(), `SELECT method FROM sessions WHERE user_id = ?`, id).Scan(&method))
 			is.Equal(method, account.MethodIdP) // recorded as an identity-provider sign-in
 
 			rr := e.Do(t, "POST", "/api/account/refresh-token", "", map[string]string{"accessToken": tok.AccessToken, "refreshToken": tok.RefreshToken})
@@ -205,7 +204,7 @@ func TestIdPAutoProvisioning(t *testing.T) {
 
 			var email, first, last, hash string
 			var active bool
-			is.NoErr(e.App.Stores().QueryRow(context.Background(), `SELECT email, first_name, last_name, password_hash, active FROM users WHERE id = ?`, id).
+			is.NoErr(e.QueryRow(context.Background(), `SELECT email, first_name, last_name, password_hash, active FROM users WHERE id = ?`, id).
 				Scan(&email, &first, &last, &hash, &active))
 			is.Equal(email, strings.ToLower(tt.email)) // the verified email, normalised
 			is.Equal(first, tt.first)                  // first name
@@ -263,10 +262,10 @@ func TestIdPRefusalsLookAlike(t *testing.T) {
 	inactive := e.user(t, "inactive@example.com")
 	deleted := e.user(t, "deleted@example.com")
 	now := e.Clock.Now()
-	if err := e.store.SetUserState(context.Background(), inactive, false, false, now); err != nil {
+	if err := e.SetUserState(context.Background(), inactive, false, false, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.SetUserState(context.Background(), deleted, true, true, now); err != nil {
+	if err := e.SetUserState(context.Background(), deleted, true, true, now); err != nil {
 		t.Fatal(err)
 	}
 
@@ -490,12 +489,12 @@ func TestIdPInactiveAndDeletedUsers(t *testing.T) {
 	signedIn(t, e.login(t, token(), ""), ada) // linked
 
 	is := is.New(t)
-	is.NoErr(e.store.SetUserState(ctx, ada, false, false, e.Clock.Now())) // deactivated
-	is.Equal(e.login(t, token(), "").Status, 401)                         // an inactive linked user is refused
-	is.NoErr(e.store.SetUserState(ctx, ada, true, false, e.Clock.Now()))  // active again
-	signedIn(t, e.login(t, token(), ""), ada)                             // signs in again
+	is.NoErr(e.SetUserState(ctx, ada, false, false, e.Clock.Now())) // deactivated
+	is.Equal(e.login(t, token(), "").Status, 401)                   // an inactive linked user is refused
+	is.NoErr(e.SetUserState(ctx, ada, true, false, e.Clock.Now()))  // active again
+	signedIn(t, e.login(t, token(), ""), ada)                       // signs in again
 
-	is.NoErr(e.store.SetUserState(ctx, ada, true, true, e.Clock.Now()))                   // deleted
+	is.NoErr(e.SetUserState(ctx, ada, true, true, e.Clock.Now()))                         // deleted
 	is.Equal(e.login(t, token(), "").Status, 401)                                         // a deleted linked user is refused...
 	is.Equal(e.count(t, `SELECT count(*) FROM users WHERE email = 'ada@example.com'`), 1) // ...and not provisioned again
 	is.Equal(e.linkedTo(t, "subject-ada"), ada)                                           // the link stays

@@ -32,9 +32,9 @@ func TestNewDeviceEmail(t *testing.T) {
 	mails := func() (int, string) {
 		var n int
 		var text string
-		is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE recipient = ? AND subject = 'New sign-in to Counsel'`, email).Scan(&n))
+		is.NoErr(s.QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE recipient = ? AND subject = 'New sign-in to Counsel'`, email).Scan(&n))
 		if n > 0 {
-			is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT body_text FROM mail_outbox WHERE recipient = ? ORDER BY id DESC LIMIT 1`, email).Scan(&text))
+			is.NoErr(s.QueryRow(ctx, `SELECT body_text FROM mail_outbox WHERE recipient = ? ORDER BY id DESC LIMIT 1`, email).Scan(&text))
 		}
 		return n, text
 	}
@@ -81,7 +81,7 @@ func TestNewDeviceEmailOnPasskeySignIn(t *testing.T) {
 	is.NoErr(err)
 	count := func() int {
 		var n int
-		is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE recipient = ? AND subject = 'New sign-in to Counsel'`, email).Scan(&n))
+		is.NoErr(s.QueryRow(ctx, `SELECT count(*) FROM mail_outbox WHERE recipient = ? AND subject = 'New sign-in to Counsel'`, email).Scan(&n))
 		return n
 	}
 	const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
@@ -93,6 +93,6 @@ func TestNewDeviceEmailOnPasskeySignIn(t *testing.T) {
 	passkeySignIn(t, s, a).Expect(t, 200, "again")
 	is.Equal(count(), 1) // now known
 	var text string
-	is.NoErr(s.App.Stores().QueryRow(ctx, `SELECT body_text FROM mail_outbox WHERE recipient = ? ORDER BY id DESC LIMIT 1`, email).Scan(&text))
+	is.NoErr(s.QueryRow(ctx, `SELECT body_text FROM mail_outbox WHERE recipient = ? ORDER BY id DESC LIMIT 1`, email).Scan(&text))
 	is.True(strings.Contains(text, "Method:  passkey")) // the method is named
 }

@@ -67,7 +67,7 @@ func TestSecurityStorageOwnerOnly(t *testing.T) {
 		is.NoErr(err) // each kind of file was there to check
 	}
 	var docs int
-	is.NoErr(s.App.Stores().QueryRow(context.Background(), `SELECT count(*) FROM document_blobs`).Scan(&docs))
+	is.NoErr(s.QueryRow(context.Background(), `SELECT count(*) FROM document_blobs`).Scan(&docs))
 	is.Equal(docs, 1) // the upload is in the database file checked above
 	is.True(checked >= 7)
 }

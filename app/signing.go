@@ -13,7 +13,7 @@ import (
 	"counsel/adapters/metrics"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/totp"
-	signingapp "counsel/app/signing"
+	"counsel/app/signatures"
 	"counsel/domain/signing"
 	"counsel/ports"
 )
@@ -27,16 +27,16 @@ import (
 // /sign pages, queues invitations and reminders in the mail outbox, and a
 // background loop expires its due submissions every minute (stopped by
 // Close). docuseal: the DocuSeal API client, which has no pages.
-func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users signingapp.UserLookup) error {
+func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users signatures.UserLookup) error {
 	cfg := a.cfg
 	pdf, err := a.pdfEvidence(ctx, secrets)
 	if err != nil {
 		return err
 	}
-	deps := signingapp.Deps{
+	deps := signatures.Deps{
 		Contracts: a.contractStore, Signing: a.contractStore, Blobs: a.blobs, Users: users, Render: httpadapter.WebhookData,
 		Clock: cfg.Clock, Logger: a.log, MailLinks: mail.Links{PublicURL: a.issuer()},
-		Evidence:    signingapp.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
+		Evidence:    signatures.EvidenceDeps{PDF: pdf, Store: a.contractStore, FirmName: cfg.FirmName},
 		AttachLimit: cfg.MailAttachLimit,
 	}
 	switch cfg.SigningProvider {
@@ -60,7 +60,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 			return err
 		}
 		deps.Provider, deps.Links = p, links
-		a.Signing = signingapp.New(deps)
+		a.Signing = signatures.New(deps)
 		a.log.Info("signing provider: DocuSeal", "url", cfg.DocuSealURL, "webhook", a.issuer()+"/api/signing/webhook")
 		return nil
 	}
@@ -72,7 +72,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	// The provider and the use case refer to each other: the provider
 	// reads documents and reports events through the use case, which
 	// calls the provider. The use case exists before any request.
-	var svc *signingapp.Service
+	var svc *signatures.Service
 	p, err := embeddedsign.New(embeddedsign.Config{
 		PublicURL: a.issuer(),
 		Store:     a.db.Signing,
@@ -93,7 +93,7 @@ func (a *App) wireSigning(ctx context.Context, secrets ports.AccountStore, users
 	}
 	deps.Provider, deps.DocumentsByReference, deps.Reminders = p, true, p
 	deps.Evidence.Source = p
-	svc = signingapp.New(deps)
+	svc = signatures.New(deps)
 	a.Signing, a.signingPages = svc, p
 	if cfg.PublicURL == "" {
 		a.log.Warn("COUNSEL_PUBLIC_URL is not set: the embedded signer's links point at " + a.issuer() + ", which signers elsewhere cannot open")

@@ -255,7 +255,7 @@ func TestSigningDocuSealAsItIs(t *testing.T) {
 			is.Equal(p.EmbedSrc, "") // not to ContractView
 		}
 		var sealed []byte
-		is.NoErr(s.App.Stores().QueryRow(context.Background(), `SELECT sealed FROM signing_signer_links WHERE submission_id = ? LIMIT 1`, sub.ID).Scan(&sealed))
+		is.NoErr(s.QueryRow(context.Background(), `SELECT sealed FROM signing_signer_links WHERE submission_id = ? LIMIT 1`, sub.ID).Scan(&sealed))
 		is.True(len(sealed) > 0)                         // recorded
 		is.True(!bytes.Contains(sealed, []byte("/s/")))  // unreadable at rest
 		is.True(!bytes.Contains(sealed, []byte("http"))) // not even the scheme

@@ -424,7 +424,7 @@ func TestTOTPDatabaseHoldsNoPlainSecret(t *testing.T) {
 	var scanned int
 	if apptest.Engine() == "postgres" { // no file: the rows themselves, raw and as text
 		var b []byte
-		is.NoErr(s.App.Stores().QueryRow(context.Background(), `SELECT coalesce(string_agg(sealed_secret || recovery_hashes || convert_to(t::text, 'UTF8'), ''), '')
+		is.NoErr(s.QueryRow(context.Background(), `SELECT coalesce(string_agg(sealed_secret || recovery_hashes || convert_to(t::text, 'UTF8'), ''), '')
 			FROM user_totp t`).Scan(&b))
 		scanned += len(b)
 		for _, n := range needles {

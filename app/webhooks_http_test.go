@@ -479,7 +479,7 @@ func TestWebhookInstances(t *testing.T) {
 		is.Equal(len(seen), n) // none missing
 	}
 	var pending, succeeded int
-	row := a.App.Stores().QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'succeeded') FROM webhook_deliveries`)
+	row := a.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'succeeded') FROM webhook_deliveries`)
 	is.NoErr(row.Scan(&pending, &succeeded))
 	is.Equal(pending, 0)
 	is.Equal(succeeded, 2*n) // one delivery per change and subscription

@@ -152,98 +152,14 @@ func NewHandler(svc Services, opts Options) http.Handler {
 		c.errorPage(w, r, http.StatusMethodNotAllowed, "Not allowed", "This page does not accept that request.")
 	})
 	r.PathPrefix("/console/static/").Handler(staticHandler())
-	rts := c.routes()
-	if svc.Passkeys != nil {
-		rts = append(rts, c.passkeyRoutes()...)
-	}
-	if svc.Contracts != nil && svc.Signing != nil {
-		rts = append(rts, c.contractRoutes()...)
-	}
-	for _, rt := range rts {
+	for _, rt := range c.routes() {
+		if rt.off {
+			continue
+		}
 		h := c.guard(rt)
 		r.Handle(rt.path, h).Methods(rt.method)
 	}
 	return r
-}
-
-// route is one page action: who may call it and what handles it.
-type route struct {
-	method string
-	path   string
-	public bool // no session needed (sign-in)
-	// multipart routes read their own body, CSRF token first (uploads
-	// stream; the guard does not parse them).
-	multipart bool
-	perms     []account.Permission // all needed, besides the use case's own check
-	h         func(w http.ResponseWriter, r *http.Request, p *page)
-}
-
-const id = "{id:[0-9]+}"
-
-func (c *console) routes() []route {
-	P := func(ps ...account.Permission) []account.Permission { return ps }
-	return []route{
-		{method: "GET", path: "/console", h: c.home},
-		{method: "GET", path: "/console/", h: c.home},
-		{method: "GET", path: "/console/login", public: true, h: c.loginShow},
-		{method: "POST", path: "/console/login", public: true, h: c.loginEmail},
-		{method: "POST", path: "/console/login/verify", public: true, h: c.loginVerify},
-		{method: "GET", path: "/console/login/idp", public: true, h: c.idpStart},
-		{method: "GET", path: "/console/login/idp/callback", public: true, h: c.idpCallback},
-		{method: "POST", path: "/console/logout", h: c.logout},
-
-		{method: "GET", path: "/console/confirm", h: c.confirmShow},
-		{method: "POST", path: "/console/confirm", h: c.confirmCheck},
-		{method: "POST", path: "/console/confirm/code", h: c.confirmCode},
-
-		{method: "GET", path: "/console/account", h: c.accountShow},
-		{method: "POST", path: "/console/account/password", h: c.accountPassword},
-		{method: "POST", path: "/console/account/totp/enrol", h: c.totpEnrol},
-		{method: "POST", path: "/console/account/sessions/{sid:[0-9A-Za-z_-]+}/revoke", h: c.sessionRevoke},
-		{method: "POST", path: "/console/account/sessions/revoke-others", h: c.sessionsRevokeOthers},
-		{method: "POST", path: "/console/account/totp/confirm", h: c.totpConfirm},
-		{method: "POST", path: "/console/account/totp/disable", h: c.totpDisable},
-		{method: "POST", path: "/console/account/api-keys", h: c.apiKeyCreate},
-		{method: "POST", path: "/console/account/api-keys/" + id + "/revoke", h: c.apiKeyRevoke},
-
-		{method: "GET", path: "/console/users", perms: P(account.UsersView), h: c.usersList},
-		{method: "GET", path: "/console/users/new", perms: P(account.UsersCreate), h: c.userNew},
-		{method: "POST", path: "/console/users", perms: P(account.UsersCreate), h: c.userCreate},
-		{method: "GET", path: "/console/users/" + id, perms: P(account.UsersView), h: c.userShow},
-		{method: "POST", path: "/console/users/" + id, perms: P(account.UsersEdit), h: c.userUpdate},
-		{method: "POST", path: "/console/users/" + id + "/active", perms: P(account.UsersEdit), h: c.userActive},
-		{method: "POST", path: "/console/users/" + id + "/password", perms: P(account.UsersEdit), h: c.userPassword},
-		{method: "POST", path: "/console/users/" + id + "/totp", perms: P(account.UsersEdit), h: c.userResetTOTP},
-		{method: "GET", path: "/console/users/" + id + "/delete", perms: P(account.UsersDelete), h: c.userDeleteConfirm},
-		{method: "POST", path: "/console/users/" + id + "/delete", perms: P(account.UsersDelete), h: c.userDelete},
-		{method: "GET", path: "/console/users/" + id + "/pay", h: c.payShow},
-		{method: "POST", path: "/console/users/" + id + "/remunerations", perms: P(account.RemunerationsCreate), h: c.remunerationCreate},
-		{method: "POST", path: "/console/users/" + id + "/pqe", h: c.pqeCreate},
-
-		{method: "GET", path: "/console/roles", perms: P(account.RolesView), h: c.rolesList},
-		{method: "GET", path: "/console/roles/new", perms: P(account.RolesCreate), h: c.roleNew},
-		{method: "POST", path: "/console/roles", perms: P(account.RolesCreate), h: c.roleCreate},
-		{method: "GET", path: "/console/roles/" + id, perms: P(account.RolesView), h: c.roleShow},
-		{method: "POST", path: "/console/roles/" + id, perms: P(account.RolesEdit), h: c.roleUpdate},
-		{method: "GET", path: "/console/roles/" + id + "/delete", perms: P(account.RolesDelete), h: c.roleDeleteConfirm},
-		{method: "POST", path: "/console/roles/" + id + "/delete", perms: P(account.RolesDelete), h: c.roleDelete},
-
-		{method: "GET", path: "/console/offices", h: c.officesList},
-		{method: "GET", path: "/console/offices/new", perms: P(account.OfficesEdit), h: c.officeNew},
-		{method: "POST", path: "/console/offices", perms: P(account.OfficesEdit), h: c.officeCreate},
-		{method: "GET", path: "/console/offices/" + id, h: c.officeShow},
-		{method: "POST", path: "/console/offices/" + id, perms: P(account.OfficesEdit), h: c.officeUpdate},
-
-		{method: "GET", path: "/console/backups", h: c.backupsList},
-		{method: "GET", path: "/console/mail", h: c.mailList},
-		{method: "GET", path: "/console/mail/" + id, h: c.mailShow},
-		{method: "GET", path: "/console/audit", perms: P(account.AuditView), h: c.auditList},
-		{method: "GET", path: "/console/webhooks", perms: P(account.WebhooksManage), h: c.webhooksList},
-		{method: "POST", path: "/console/webhooks", perms: P(account.WebhooksManage), h: c.webhookCreate},
-		{method: "GET", path: "/console/webhooks/" + id, perms: P(account.WebhooksManage), h: c.webhookShow},
-		{method: "POST", path: "/console/webhooks/" + id + "/test", perms: P(account.WebhooksManage), h: c.webhookTest},
-		{method: "POST", path: "/console/webhooks/" + id + "/deliveries/{did:[0-9]+}/retry", perms: P(account.WebhooksManage), h: c.webhookRetry},
-	}
 }
 
 // headers sets the headers of section 11 on every console answer. Every

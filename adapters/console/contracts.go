@@ -18,29 +18,6 @@ import (
 // case's answer (StatusChoices, from domain/contract); the page never
 // holds a table of its own.
 
-const docID = "{doc:[0-9]+}"
-
-func (c *console) contractRoutes() []route {
-	P := func(ps ...account.Permission) []account.Permission { return ps }
-	cid := "/console/contracts/" + id
-	return []route{
-		{method: "GET", path: "/console/contracts", perms: P(account.ContractView), h: c.contractsList},
-		{method: "POST", path: "/console/contracts/status", perms: P(account.ContractEdit), h: c.contractsBulkStatus},
-		{method: "GET", path: "/console/contracts/new", perms: P(account.ContractCreate), h: c.contractNew},
-		{method: "POST", path: "/console/contracts", perms: P(account.ContractCreate), h: c.contractCreate},
-		{method: "GET", path: cid, perms: P(account.ContractView), h: c.contractShow},
-		{method: "POST", path: cid, perms: P(account.ContractEdit), h: c.contractUpdate},
-		{method: "POST", path: cid + "/status", perms: P(account.ContractEdit), h: c.contractStatus},
-		{method: "GET", path: cid + "/delete", perms: P(account.ContractDelete), h: c.contractDeleteConfirm},
-		{method: "POST", path: cid + "/delete", perms: P(account.ContractDelete), h: c.contractDelete},
-		{method: "POST", path: cid + "/documents", perms: P(account.ContractEdit), multipart: true, h: c.documentUpload},
-		{method: "GET", path: cid + "/documents/" + docID, perms: P(account.ContractView), h: c.documentDownload},
-		{method: "POST", path: cid + "/documents/" + docID + "/delete", perms: P(account.ContractEdit), h: c.documentDelete},
-		{method: "GET", path: cid + "/signing", perms: P(account.ContractView), h: c.signingShow},
-		{method: "POST", path: cid + "/signing", perms: P(account.ContractEdit), h: c.signingSubmit},
-	}
-}
-
 func contractPath(id int64) string { return "/console/contracts/" + strconv.FormatInt(id, 10) }
 
 // sortColumn is a sortable column's header link.

@@ -135,12 +135,12 @@ func contains(body, s string) bool { return strings.Contains(body, html.EscapeSt
 func sessionRows(t *testing.T, s *apptest.Server) (n int, hashes [][]byte) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.App.Stores().QueryRow(ctx, `SELECT count(*) FROM sessions WHERE kind = 'console'`).Scan(&n); err != nil {
+	if err := s.QueryRow(ctx, `SELECT count(*) FROM sessions WHERE kind = 'console'`).Scan(&n); err != nil {
 		t.Fatalf("query sessions: %v", err)
 	}
 	for i := range n {
 		var h []byte
-		if err := s.App.Stores().QueryRow(ctx, `SELECT token_hash FROM sessions WHERE kind = 'console' ORDER BY id LIMIT 1 OFFSET ?`, i).Scan(&h); err != nil {
+		if err := s.QueryRow(ctx, `SELECT token_hash FROM sessions WHERE kind = 'console' ORDER BY id LIMIT 1 OFFSET ?`, i).Scan(&h); err != nil {
 			t.Fatal(err)
 		}
 		hashes = append(hashes, h)

@@ -107,7 +107,7 @@ func TestSignInAndOut(t *testing.T) {
 	r = b.get("/console")
 	is.Equal(r.Status, http.StatusSeeOther) // the session is revoked
 	var revoked int
-	is.NoErr(s.App.Stores().QueryRow(context.Background(), `SELECT count(*) FROM sessions WHERE kind = 'console' AND revoked_at IS NOT NULL`).Scan(&revoked))
+	is.NoErr(s.QueryRow(context.Background(), `SELECT count(*) FROM sessions WHERE kind = 'console' AND revoked_at IS NOT NULL`).Scan(&revoked))
 	is.Equal(revoked, 1)
 }
 

@@ -20,20 +20,6 @@ import (
 // answered with a page or a redirect. Without the script the forms stay
 // hidden and the page says passkeys need it.
 
-func (c *console) passkeyRoutes() []route {
-	return []route{
-		{method: "POST", path: "/console/login/passkey/begin", public: true, h: c.passkeyLoginBegin},
-		{method: "POST", path: "/console/login/passkey", public: true, h: c.passkeyLogin},
-		{method: "POST", path: "/console/account/passkeys/begin", h: c.passkeyRegisterBegin},
-		{method: "POST", path: "/console/account/passkeys", h: c.passkeyRegister},
-		{method: "POST", path: "/console/account/passkeys/" + id, h: c.passkeyRename},
-		{method: "POST", path: "/console/account/passkeys/" + id + "/delete", h: c.passkeyRemove},
-		{method: "POST", path: "/console/confirm/passkey/begin", h: c.passkeyLoginBegin},
-		{method: "POST", path: "/console/confirm/passkey", h: c.passkeyConfirm},
-		{method: "POST", path: "/console/users/" + id + "/passkeys", perms: []account.Permission{account.UsersEdit}, h: c.userRemovePasskeys},
-	}
-}
-
 // beginJSON answers a begin route: the challenge and options, or what
 // went wrong as {error} (and {confirm}, the "Confirm it's you" page, when
 // the session must re-authenticate first).

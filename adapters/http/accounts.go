@@ -8,24 +8,16 @@ import (
 	"counsel/domain/account"
 )
 
-func (s *server) accountRoutes() []route {
-	return []route{
-		{method: "POST", path: "/api/account/login/get-otp", access: public, limited: true, handler: s.handleGetOTP(),
-			op: op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpInput"), resp: ref("OtpResultDto"), headers: []string{"Cache-Control"}, errs: []int{400}}},
-		{method: "POST", path: "/api/account/login", access: public, limited: true, handler: s.handleLogin(),
-			op: op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
-		{method: "POST", path: "/api/account/login/idp", access: public, limited: true, handler: s.handleLoginIdP(),
-			op: op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 502}}},
-		{method: "POST", path: "/api/account/refresh-token", access: public, limited: true, handler: s.handleRefresh(),
-			op: op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
-		{method: "POST", path: "/api/account/logout", access: ownAccount, handler: s.handleLogout(),
-			op: op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutInput"), errs: []int{400}}},
-		{method: "POST", path: "/api/account/reauthenticate", access: ownAccount, limited: true, module: true,
-			handler: s.need(s.svc.Reauth != nil, "re-authentication is", s.handleReauthenticate()),
-			op: op{summary: "Confirm it's you: renew this session's recent authentication with your password and second factor (an emailed code from get-otp, the app's code or a recovery code), or with one of your passkeys (challengeId and credential); factor changes need it within COUNSEL_REAUTH_WINDOW (401 for wrong credentials, counted toward the lockout)",
-				tag: "account", body: ref("ReauthenticateInput"), resp: ref("ReauthenticationDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 403}}},
-	}
-}
+// The API reference entries of the account routes (routes.go).
+var (
+	opGetOTP         = op{summary: "Issue a one-time password for two-factor sign-in", tag: "account", body: ref("OtpInput"), resp: ref("OtpResultDto"), headers: []string{"Cache-Control"}, errs: []int{400}}
+	opLogin          = op{summary: "Sign in with email, password and one-time password", tag: "account", body: ref("LoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}
+	opLoginIdP       = op{summary: "Sign in with an identity provider's ID token", tag: "account", body: ref("IdpLoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 502}}
+	opRefresh        = op{summary: "Rotate the refresh token and get a new access token", tag: "account", body: ref("RefreshInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}
+	opLogout         = op{summary: "Revoke the session of a refresh token", tag: "account", body: ref("LogoutInput"), errs: []int{400}}
+	opReauthenticate = op{summary: "Confirm it's you: renew this session's recent authentication with your password and second factor (an emailed code from get-otp, the app's code or a recovery code), or with one of your passkeys (challengeId and credential); factor changes need it within COUNSEL_REAUTH_WINDOW (401 for wrong credentials, counted toward the lockout)",
+		tag: "account", body: ref("ReauthenticateInput"), resp: ref("ReauthenticationDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401, 403}}
+)
 
 // reauthenticateIn is either the password and second factor, or a
 // passkey's assertion (challengeId from POST

@@ -9,23 +9,16 @@ import (
 
 // API keys (docs/decisions.md §17): the caller's own, and other users'
 // for UsersEdit holders. Creating and revoking one's own are account
-// changes (ownAccount: a request made with a key is refused).
-func (s *server) apiKeyRoutes() []route {
-	h := func(f http.HandlerFunc) http.Handler { return s.need(s.svc.APIKeys != nil, "API keys are", f) }
-	return optionalModule([]route{
-		{method: "POST", path: "/api/account/api-keys", access: ownAccount, handler: h(s.handleCreateAPIKey()),
-			op: op{summary: "Create an API key for machine clients; the key is in this answer only (permissions must be yours: 403 naming the missing ones; expiresAt at most one year ahead; 403 reauthentication-required without recent authentication; 409 beyond 100 keys)",
-				tag: "account", body: ref("ApiKeyInput"), ok: 201, resp: ref("ApiKeyCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{400, 403, 409}}},
-		{method: "GET", path: "/api/account/api-keys", access: authorized, handler: h(s.handleMyAPIKeys()),
-			op: op{summary: "Your API keys that are not revoked (expired ones included), newest first, without the keys themselves", tag: "account", resp: ref("ApiKeyListDto")}},
-		{method: "DELETE", path: "/api/account/api-keys/{id:[0-9]+}", access: ownAccount, handler: h(s.handleRevokeMyAPIKey()),
-			op: op{summary: "Revoke one of your API keys: it is refused at once on every instance", tag: "account", ok: 204, errs: []int{404}}},
-		{method: "GET", path: "/api/users/{id:[0-9]+}/api-keys", access: perm(account.UsersEdit), handler: h(s.handleUserAPIKeys()),
-			op: op{summary: "A user's API keys that are not revoked (only a system administrator may see another system administrator's)", tag: "users", resp: ref("ApiKeyListDto"), errs: []int{403, 404}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}/api-keys/{keyId:[0-9]+}", access: perm(account.UsersEdit), handler: h(s.handleRevokeUserAPIKey()),
-			op: op{summary: "Revoke a user's API key (only a system administrator may revoke another system administrator's)", tag: "users", ok: 204, errs: []int{403, 404}}},
-	})
-}
+// changes (ownAccount: a request made with a key is refused). These are
+// the API reference entries of their routes (routes.go).
+var (
+	opCreateAPIKey = op{summary: "Create an API key for machine clients; the key is in this answer only (permissions must be yours: 403 naming the missing ones; expiresAt at most one year ahead; 403 reauthentication-required without recent authentication; 409 beyond 100 keys)",
+		tag: "account", body: ref("ApiKeyInput"), ok: 201, resp: ref("ApiKeyCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{400, 403, 409}}
+	opMyAPIKeys        = op{summary: "Your API keys that are not revoked (expired ones included), newest first, without the keys themselves", tag: "account", resp: ref("ApiKeyListDto")}
+	opRevokeMyAPIKey   = op{summary: "Revoke one of your API keys: it is refused at once on every instance", tag: "account", ok: 204, errs: []int{404}}
+	opUserAPIKeys      = op{summary: "A user's API keys that are not revoked (only a system administrator may see another system administrator's)", tag: "users", resp: ref("ApiKeyListDto"), errs: []int{403, 404}}
+	opRevokeUserAPIKey = op{summary: "Revoke a user's API key (only a system administrator may revoke another system administrator's)", tag: "users", ok: 204, errs: []int{403, 404}}
+)
 
 type apiKeyIn struct {
 	Name        string   `json:"name" required:"true" doc:"1 to 100 characters, to recognise the key by"`

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/audit"
 )
 
@@ -25,18 +24,14 @@ var auditFilterParams = []param{
 	{"To", dateInSchema(), "events at or before this time"},
 }
 
-func (s *server) auditRoutes() []route {
-	h := func(hf http.HandlerFunc) http.Handler { return s.need(s.svc.Audit != nil, "security events are", hf) }
-	return optionalModule([]route{
-		{method: "GET", path: "/api/audit/events", access: perm(account.AuditView), handler: h(s.handleAuditEvents()),
-			op: op{summary: "Security and administration events, newest first", tag: "audit",
-				params: append(append([]param{}, auditFilterParams...), pagingParams...), resp: ref("AuditEventPageDto"), errs: []int{400}}},
-		{method: "GET", path: "/api/audit/events/export", access: perm(account.AuditView), handler: h(s.handleAuditExport()),
-			op: op{summary: "Every event matching the filters, newest first, streamed as JSON lines (one AuditEventDto a line) or CSV with a header row",
-				tag: "audit", params: append([]param{{"format", enum("jsonl", "csv"), "jsonl (default) or csv"}}, auditFilterParams...),
-				kind: kindExport, errs: []int{400}}},
-	})
-}
+// The API reference entries of the audit routes (routes.go).
+var (
+	opAuditEvents = op{summary: "Security and administration events, newest first", tag: "audit",
+		params: append(append([]param{}, auditFilterParams...), pagingParams...), resp: ref("AuditEventPageDto"), errs: []int{400}}
+	opAuditExport = op{summary: "Every event matching the filters, newest first, streamed as JSON lines (one AuditEventDto a line) or CSV with a header row",
+		tag: "audit", params: append([]param{{"format", enum("jsonl", "csv"), "jsonl (default) or csv"}}, auditFilterParams...),
+		kind: kindExport, errs: []int{400}}
+)
 
 type auditEventDTO struct {
 	ID          int64          `json:"id"`

@@ -9,19 +9,21 @@ import (
 // The scheduled backups (COUNSEL_BACKUP_DIR), listed to system
 // administrators; the use case refuses anyone else with a 403.
 
-func (s *server) backupRoutes() []route {
-	item := object(js{
+// The API reference entries of the backup routes (routes.go).
+var (
+	opBackups = op{summary: "The scheduled backups (COUNSEL_BACKUP_DIR), newest first, including failed attempts: each file's name, time, size, and whether it was written and verified (system administrators only)",
+		tag: "system", resp: object(js{"items": arrayOf(backupItem())}, "items"), errs: []int{403}}
+)
+
+// backupItem is one scheduled backup of the list.
+func backupItem() js {
+	return object(js{
 		"name":      str(),
 		"createdAt": dateTime(),
 		"size":      integer(),
 		"ok":        boolean(),
 		"error":     str(),
 	}, "name", "createdAt", "size", "ok", "error")
-	return optionalModule([]route{
-		{method: "GET", path: "/api/system/backups", access: authorized, handler: s.need(s.svc.Backups != nil, "scheduled backups are", s.handleBackups()),
-			op: op{summary: "The scheduled backups (COUNSEL_BACKUP_DIR), newest first, including failed attempts: each file's name, time, size, and whether it was written and verified (system administrators only)",
-				tag: "system", resp: object(js{"items": arrayOf(item)}, "items"), errs: []int{403}}},
-	})
 }
 
 type backupDTO struct {

@@ -15,19 +15,14 @@ import (
 // revokes their feed URL; calendar applications read the feed by its
 // secret token, without signing in.
 
-func (s *server) calendarRoutes() []route {
-	h := func(f http.HandlerFunc) http.Handler { return s.need(s.svc.Calendar != nil, "calendar feeds are", f) }
-	return optionalModule([]route{
-		{method: "POST", path: "/api/account/calendar", access: authorized, handler: h(s.handleCreateCalendar()),
-			op: op{summary: "Make your personal calendar feed: answers its secret URL ({COUNSEL_PUBLIC_URL}/calendar/{token}.ics), replacing any earlier one, which stops working",
-				tag: "account", resp: object(js{"url": str()}, "url"), headers: []string{"Cache-Control"}}},
-		{method: "DELETE", path: "/api/account/calendar", access: authorized, handler: h(s.handleRemoveCalendar()),
-			op: op{summary: "Turn your calendar feed off (nothing when it is off)", tag: "account", ok: 204}},
-		{method: "GET", path: "/calendar/{token:[A-Za-z0-9_-]+}.ics", access: public, handler: h(s.handleCalendarFeed()),
-			op: op{summary: "A personal calendar feed (RFC 5545): all-day events for the end date and the notice date of every contract the feed's user owns, with the contract's name, status and console link. An unknown, replaced or revoked token, or a user deactivated, deleted or without ContractView, is a 404",
-				tag: "account", respType: "text/calendar", resp: str(), errs: []int{404}}},
-	})
-}
+// The API reference entries of the calendar routes (routes.go).
+var (
+	opCreateCalendar = op{summary: "Make your personal calendar feed: answers its secret URL ({COUNSEL_PUBLIC_URL}/calendar/{token}.ics), replacing any earlier one, which stops working",
+		tag: "account", resp: object(js{"url": str()}, "url"), headers: []string{"Cache-Control"}}
+	opRemoveCalendar = op{summary: "Turn your calendar feed off (nothing when it is off)", tag: "account", ok: 204}
+	opCalendarFeed   = op{summary: "A personal calendar feed (RFC 5545): all-day events for the end date and the notice date of every contract the feed's user owns, with the contract's name, status and console link. An unknown, replaced or revoked token, or a user deactivated, deleted or without ContractView, is a 404",
+		tag: "account", respType: "text/calendar", resp: str(), errs: []int{404}}
+)
 
 type calendarDTO struct {
 	URL string `json:"url"`

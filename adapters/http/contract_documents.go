@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/contract"
 )
 
@@ -19,23 +18,17 @@ import (
 // on the file part itself.
 const uploadBodyLimit = contract.MaxDocumentSize + 1<<20
 
-func (s *server) contractDocumentRoutes() []route {
-	h := s.needContracts
-	return []route{
-		{method: "POST", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractEdit), maxBody: uploadBodyLimit, handler: h(s.handleAddDocument()),
-			op: op{summary: "Upload a PDF or DOCX document (multipart/form-data, field file; at most 20 MiB)", tag: "contracts",
-				body: object(js{"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
-					"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"}}, "file"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocumentDto"), errs: []int{400, 404, 409, 413, 415}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents", access: perm(account.ContractView), handler: h(s.handleDocuments()),
-			op: op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentListDto"), errs: []int{404}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}/content", access: perm(account.ContractView), handler: h(s.handleDocumentContent()),
-			op: op{summary: "A document's bytes, as an attachment (Range and If-None-Match are honoured)", tag: "contracts",
-				desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
-				kind: kindDownload, errs: []int{404}}},
-		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}/documents/{docId:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleRemoveDocument()),
-			op: op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed, nor any document while the contract is out for signature (WaitingForClientSignature): 409", tag: "contracts", ok: 204, errs: []int{404, 409}}},
-	}
-}
+// The API reference entries of the contract document routes (routes.go).
+var (
+	opAddDocument = op{summary: "Upload a PDF or DOCX document (multipart/form-data, field file; at most 20 MiB)", tag: "contracts",
+		body: object(js{"file": js{"type": "string", "format": "binary", "contentMediaType": "application/octet-stream",
+			"description": "a PDF or DOCX file of at most 20 MiB, recognised by its content (PDF: starts with %PDF-; DOCX: a zip holding word/document.xml), not by its name"}}, "file"), bodyType: "multipart/form-data", ok: 201, resp: ref("ContractDocumentDto"), errs: []int{400, 404, 409, 413, 415}}
+	opDocuments       = op{summary: "A contract's documents", tag: "contracts", resp: ref("ContractDocumentListDto"), errs: []int{404}}
+	opDocumentContent = op{summary: "A document's bytes, as an attachment (Range and If-None-Match are honoured)", tag: "contracts",
+		desc: "Content-Type is the document's (application/pdf, the DOCX type, or application/octet-stream); Content-Disposition is attachment with filename and filename*; ETag is the quoted SHA-256.",
+		kind: kindDownload, errs: []int{404}}
+	opRemoveDocument = op{summary: "Remove a document (its row, then its file). Signed evidence (kind signed or audit) cannot be removed, nor any document while the contract is out for signature (WaitingForClientSignature): 409", tag: "contracts", ok: 204, errs: []int{404, 409}}
+)
 
 type documentDTO struct {
 	ID          int64  `json:"id"`

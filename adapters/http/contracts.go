@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/contract"
 )
 
@@ -34,27 +33,16 @@ var contractListParams = append([]param{
 	{"SortDesc", boolean(), "default true"},
 }, pagingParams...)
 
-// contractRoutes are the contract module's routes, documents included.
-func (s *server) contractRoutes() []route {
-	h := s.needContracts
-	rs := []route{
-		{method: "GET", path: "/api/contracts", access: perm(account.ContractView), handler: h(s.handleContracts()),
-			op: op{summary: "List contracts: filtered, sorted and paged", tag: "contracts", params: contractListParams, resp: ref("ContractListPageDto"), errs: []int{400}}},
-		{method: "POST", path: "/api/contracts", access: perm(account.ContractCreate), handler: h(s.handleCreateContract()),
-			op: op{summary: "Create a contract (always Draft)", tag: "contracts", body: ref("CreateContractInput"), ok: 201, resp: ref("ContractDto"), errs: []int{400}}},
-		{method: "POST", path: "/api/contracts/changeStatus", access: perm(account.ContractEdit), handler: h(s.handleChangeStatuses()),
-			op: op{summary: "Change the status of several contracts, each on its own by the rules of PUT", tag: "contracts", body: ref("ContractStatusChangeInput"), resp: ref("ContractStatusResultsDto"), errs: []int{400}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractView), handler: h(s.handleContract()),
-			op: op{summary: "One contract", tag: "contracts", resp: ref("ContractDto"), errs: []int{404}}},
-		{method: "PUT", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractEdit), handler: h(s.handleUpdateContract()),
-			op: op{summary: "Change a contract; a status change goes through the state machine", tag: "contracts", body: ref("UpdateContractInput"), resp: ref("ContractDto"), errs: []int{400, 404, 409}}},
-		{method: "DELETE", path: "/api/contracts/{id:[0-9]+}", access: perm(account.ContractDelete), handler: h(s.handleDeleteContract()),
-			op: op{summary: "Delete a Draft contract and its documents (409 otherwise); its history stays readable", tag: "contracts", ok: 204, errs: []int{404, 409}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/history", access: perm(account.ContractView), handler: h(s.handleContractHistory()),
-			op: op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: ref("ContractHistoryEntryPageDto"), errs: []int{400, 404}}},
-	}
-	return optionalModule(append(rs, s.contractDocumentRoutes()...))
-}
+// The API reference entries of the contract routes (routes.go).
+var (
+	opContracts       = op{summary: "List contracts: filtered, sorted and paged", tag: "contracts", params: contractListParams, resp: ref("ContractListPageDto"), errs: []int{400}}
+	opCreateContract  = op{summary: "Create a contract (always Draft)", tag: "contracts", body: ref("CreateContractInput"), ok: 201, resp: ref("ContractDto"), errs: []int{400}}
+	opChangeStatuses  = op{summary: "Change the status of several contracts, each on its own by the rules of PUT", tag: "contracts", body: ref("ContractStatusChangeInput"), resp: ref("ContractStatusResultsDto"), errs: []int{400}}
+	opContract        = op{summary: "One contract", tag: "contracts", resp: ref("ContractDto"), errs: []int{404}}
+	opUpdateContract  = op{summary: "Change a contract; a status change goes through the state machine", tag: "contracts", body: ref("UpdateContractInput"), resp: ref("ContractDto"), errs: []int{400, 404, 409}}
+	opDeleteContract  = op{summary: "Delete a Draft contract and its documents (409 otherwise); its history stays readable", tag: "contracts", ok: 204, errs: []int{404, 409}}
+	opContractHistory = op{summary: "A contract's audit trail, newest first; also for a deleted contract", tag: "contracts", params: pagingParams, resp: ref("ContractHistoryEntryPageDto"), errs: []int{400, 404}}
+)
 
 // needContracts answers 501 when the service has no contract module.
 func (s *server) needContracts(h http.HandlerFunc) http.Handler {

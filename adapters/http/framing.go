@@ -71,15 +71,3 @@ func (w *frameWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *frameWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// signerFraming returns the frame-ancestors source list and the
-// X-Frame-Options value of the signer's pages: 'none' and DENY without
-// allowed origins; the origins and SAMEORIGIN otherwise (browsers that
-// know frame-ancestors ignore X-Frame-Options when it is present, and
-// the few that do not fall back to refusing other sites).
-func signerFraming(origins []string) (ancestors, xfo string) {
-	if len(origins) == 0 {
-		return "'none'", "DENY"
-	}
-	return strings.Join(origins, " "), "SAMEORIGIN"
-}

@@ -10,13 +10,11 @@ import (
 // The mail outbox (docs/decisions.md §16), listed to system
 // administrators; the use case refuses anyone else with a 403.
 
-func (s *server) mailRoutes() []route {
-	return optionalModule([]route{
-		{method: "GET", path: "/api/system/mail", access: authorized, handler: s.need(s.svc.Mail != nil, "the mail outbox is", s.handleMails()),
-			op: op{summary: "The mail outbox, newest first: every email Counsel sent or will send (one-time codes aside) and its status: pending (to send or retry), sent, failed (given up after 24 hours of retries) or kept (no SMTP configured: shown here and in the console, never sent). System administrators only",
-				tag: "system", params: pagingParams, resp: ref("MailPageDto"), errs: []int{400, 403}}},
-	})
-}
+// The API reference entries of the mail routes (routes.go).
+var (
+	opMails = op{summary: "The mail outbox, newest first: every email Counsel sent or will send (one-time codes aside) and its status: pending (to send or retry), sent, failed (given up after 24 hours of retries) or kept (no SMTP configured: shown here and in the console, never sent). System administrators only",
+		tag: "system", params: pagingParams, resp: ref("MailPageDto"), errs: []int{400, 403}}
+)
 
 type mailDTO struct {
 	ID        int64  `json:"id"`

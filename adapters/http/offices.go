@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/user"
 )
 
@@ -80,15 +79,10 @@ func (s *server) handleUpdateOffice() http.HandlerFunc {
 	}
 }
 
-func (s *server) officeRoutes() []route {
-	return []route{
-		{method: "GET", path: "/api/offices", access: authorized, handler: s.handleOffices(),
-			op: op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("OfficeDto"))}},
-		{method: "GET", path: "/api/offices/{id:[0-9]+}", access: authorized, handler: s.handleOffice(),
-			op: op{summary: "One office", tag: "offices", resp: ref("OfficeDto"), errs: []int{404}}},
-		{method: "POST", path: "/api/offices", access: perm(account.OfficesEdit), handler: s.handleCreateOffice(),
-			op: op{summary: "Create an office", tag: "offices", body: ref("OfficeInput"), ok: 201, resp: ref("OfficeDto"), errs: []int{400}}},
-		{method: "PUT", path: "/api/offices/{id:[0-9]+}", access: perm(account.OfficesEdit), handler: s.handleUpdateOffice(),
-			op: op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeInput"), resp: ref("OfficeDto"), errs: []int{400, 404}}},
-	}
-}
+// The API reference entries of the office routes (routes.go).
+var (
+	opOffices      = op{summary: "Every office, by name", tag: "offices", resp: arrayOf(ref("OfficeDto"))}
+	opOffice       = op{summary: "One office", tag: "offices", resp: ref("OfficeDto"), errs: []int{404}}
+	opCreateOffice = op{summary: "Create an office", tag: "offices", body: ref("OfficeInput"), ok: 201, resp: ref("OfficeDto"), errs: []int{400}}
+	opUpdateOffice = op{summary: "Change an office; absent fields keep their value", tag: "offices", body: ref("OfficeInput"), resp: ref("OfficeDto"), errs: []int{400, 404}}
+)

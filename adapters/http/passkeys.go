@@ -14,34 +14,24 @@ import (
 // signed-in caller, sign-in for anyone (the per-address limit applies),
 // and another user's passkeys removed by an administrator (users.go).
 
-func (s *server) passkeyRoutes() []route {
-	h := s.needPasskeys
-	return optionalModule([]route{
-		{method: "POST", path: "/api/account/passkeys/register/begin", access: ownAccount, handler: h(s.handleBeginPasskeyRegistration()),
-			op: op{summary: "Start adding a passkey: a challenge id and the PublicKeyCredentialCreationOptions for navigator.credentials.create (resident key and user verification required, your passkeys excluded; the challenge is single use and lasts 5 minutes; 403 reauthentication-required without recent authentication)",
-				tag: "account", resp: ref("PasskeyBeginDto"), headers: []string{"Cache-Control"}, errs: []int{403}}},
-		{method: "POST", path: "/api/account/passkeys/register/finish", access: ownAccount, handler: h(s.handleFinishPasskeyRegistration()),
-			op: op{summary: "Add the passkey the browser created for the challenge (400 for an unknown, used or expired challenge or a credential that does not verify; 409 when it is registered already; 403 reauthentication-required without recent authentication)",
-				tag: "account", body: ref("PasskeyRegisterInput"), ok: 201, resp: ref("PasskeyDto"), errs: []int{400, 403, 409}}},
-		{method: "GET", path: "/api/account/passkeys", access: authorized, handler: h(s.handlePasskeys()),
-			op: op{summary: "Your passkeys, oldest first", tag: "account", resp: ref("PasskeyListDto")}},
-		{method: "PUT", path: "/api/account/passkeys/{id:[0-9]+}", access: ownAccount, handler: h(s.handleRenamePasskey()),
-			op: op{summary: "Rename one of your passkeys (404 for another's or an unknown id)", tag: "account", body: ref("PasskeyRenameInput"),
-				resp: ref("PasskeyDto"), errs: []int{400, 404}}},
-		{method: "DELETE", path: "/api/account/passkeys/{id:[0-9]+}", access: ownAccount, handler: h(s.handleRemovePasskey()),
-			op: op{summary: "Remove one of your passkeys (404 for another's or an unknown id; 403 reauthentication-required without recent authentication)",
-				tag: "account", ok: 204, errs: []int{403, 404}}},
-		{method: "POST", path: "/api/account/login/passkey/begin", access: public, limited: true, handler: h(s.handleBeginPasskeyLogin()),
-			op: op{summary: "Start signing in with a passkey: a challenge id and the PublicKeyCredentialRequestOptions for navigator.credentials.get (any discoverable credential, user verification required; single use, 5 minutes). The same challenge answers POST /api/account/reauthenticate",
-				tag: "account", resp: ref("PasskeyBeginDto"), headers: []string{"Cache-Control"}}},
-		{method: "POST", path: "/api/account/login/passkey/finish", access: public, limited: true, handler: h(s.handlePasskeyLogin()),
-			op: op{summary: "Sign in with a passkey's assertion: both factors, no one-time password. 401 with the body of every failed sign-in for an unknown, used or expired challenge, an unknown or removed credential, an assertion that does not verify (origin, relying party, user verification, signature), a signature counter that did not advance, an inactive or deleted user and a locked account; failures of a known passkey count toward the lockout",
-				tag: "account", body: ref("PasskeyLoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}/passkeys", access: perm(account.UsersEdit), handler: s.handleRemoveUserPasskeys(),
-			op: op{summary: "Remove every passkey of another user (only a system administrator may remove another one's; your own id is a 403: use DELETE /api/account/passkeys/{id}; 204 also when there were none)",
-				tag: "users", ok: 204, errs: []int{403, 404}}},
-	})
-}
+// The API reference entries of the passkey routes (routes.go).
+var (
+	opBeginPasskeyRegistration = op{summary: "Start adding a passkey: a challenge id and the PublicKeyCredentialCreationOptions for navigator.credentials.create (resident key and user verification required, your passkeys excluded; the challenge is single use and lasts 5 minutes; 403 reauthentication-required without recent authentication)",
+		tag: "account", resp: ref("PasskeyBeginDto"), headers: []string{"Cache-Control"}, errs: []int{403}}
+	opFinishPasskeyRegistration = op{summary: "Add the passkey the browser created for the challenge (400 for an unknown, used or expired challenge or a credential that does not verify; 409 when it is registered already; 403 reauthentication-required without recent authentication)",
+		tag: "account", body: ref("PasskeyRegisterInput"), ok: 201, resp: ref("PasskeyDto"), errs: []int{400, 403, 409}}
+	opPasskeys      = op{summary: "Your passkeys, oldest first", tag: "account", resp: ref("PasskeyListDto")}
+	opRenamePasskey = op{summary: "Rename one of your passkeys (404 for another's or an unknown id)", tag: "account", body: ref("PasskeyRenameInput"),
+		resp: ref("PasskeyDto"), errs: []int{400, 404}}
+	opRemovePasskey = op{summary: "Remove one of your passkeys (404 for another's or an unknown id; 403 reauthentication-required without recent authentication)",
+		tag: "account", ok: 204, errs: []int{403, 404}}
+	opBeginPasskeyLogin = op{summary: "Start signing in with a passkey: a challenge id and the PublicKeyCredentialRequestOptions for navigator.credentials.get (any discoverable credential, user verification required; single use, 5 minutes). The same challenge answers POST /api/account/reauthenticate",
+		tag: "account", resp: ref("PasskeyBeginDto"), headers: []string{"Cache-Control"}}
+	opPasskeyLogin = op{summary: "Sign in with a passkey's assertion: both factors, no one-time password. 401 with the body of every failed sign-in for an unknown, used or expired challenge, an unknown or removed credential, an assertion that does not verify (origin, relying party, user verification, signature), a signature counter that did not advance, an inactive or deleted user and a locked account; failures of a known passkey count toward the lockout",
+		tag: "account", body: ref("PasskeyLoginInput"), resp: ref("TokenResultDto"), headers: []string{"Cache-Control"}, errs: []int{400, 401}}
+	opRemoveUserPasskeys = op{summary: "Remove every passkey of another user (only a system administrator may remove another one's; your own id is a 403: use DELETE /api/account/passkeys/{id}; 204 also when there were none)",
+		tag: "users", ok: 204, errs: []int{403, 404}}
+)
 
 // needPasskeys answers 501 when the service offers no passkeys.
 func (s *server) needPasskeys(h http.HandlerFunc) http.Handler {

@@ -7,32 +7,24 @@ import (
 	"net/http"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/remuneration"
 	"counsel/domain/user"
 )
 
-func (s *server) remunerationRoutes() []route {
-	return []route{
-		{method: "GET", path: "/api/users/remunerations", access: authorized, handler: s.handleRemunerations(),
-			op: op{summary: "Remunerations, newest first; the user filter applies to the staff member", tag: "remunerations",
-				params: userFilterParams, resp: ref("RemunerationPageDto"), errs: []int{400}}},
-		{method: "GET", path: "/api/users/remunerations/{id:[0-9]+}", access: authorized, handler: s.handleRemuneration(),
-			op: op{summary: "One remuneration", tag: "remunerations", resp: ref("RemunerationDto"), errs: []int{404}}},
-		{method: "GET", path: "/api/users/remunerations/staff/{id:[0-9]+}", access: authorized, handler: s.handleLatestRemuneration(),
-			op: op{summary: "A staff member's latest remuneration (greatest remunerationDate, then id)", tag: "remunerations",
-				resp: ref("RemunerationDto"), errs: []int{404}}},
-		{method: "POST", path: "/api/users/remuneration", access: perm(account.RemunerationsCreate), handler: s.handleCreateRemuneration(),
-			op: op{summary: "Record a remuneration; its figures are computed and kept as of now", tag: "remunerations",
-				body: ref("RemunerationInput"), resp: ref("RemunerationDto"), errs: []int{400, 404}}},
-		{method: "GET", path: "/api/users/pqeadjustments/{id:[0-9]+}", access: authorized, handler: s.handlePQEAdjustments(),
-			op: op{summary: "A staff member's PQE adjustments, newest start first", tag: "remunerations", params: pagingParams,
-				resp: ref("PqeAdjustmentPageDto"), errs: []int{400, 404}}},
-		{method: "POST", path: "/api/users/pqeadjustments", access: authorized, handler: s.handleCreatePQEAdjustment(),
-			op: op{summary: "Record a PQE adjustment: your own, or anyone's with RemunerationsCreate", tag: "remunerations",
-				body: ref("PqeAdjustmentInput"), resp: ref("PqeAdjustmentDto"), errs: []int{400, 403, 404}}},
-	}
-}
+// The API reference entries of the remuneration routes (routes.go).
+var (
+	opRemunerations = op{summary: "Remunerations, newest first; the user filter applies to the staff member", tag: "remunerations",
+		params: userFilterParams, resp: ref("RemunerationPageDto"), errs: []int{400}}
+	opRemuneration       = op{summary: "One remuneration", tag: "remunerations", resp: ref("RemunerationDto"), errs: []int{404}}
+	opLatestRemuneration = op{summary: "A staff member's latest remuneration (greatest remunerationDate, then id)", tag: "remunerations",
+		resp: ref("RemunerationDto"), errs: []int{404}}
+	opCreateRemuneration = op{summary: "Record a remuneration; its figures are computed and kept as of now", tag: "remunerations",
+		body: ref("RemunerationInput"), resp: ref("RemunerationDto"), errs: []int{400, 404}}
+	opPQEAdjustments = op{summary: "A staff member's PQE adjustments, newest start first", tag: "remunerations", params: pagingParams,
+		resp: ref("PqeAdjustmentPageDto"), errs: []int{400, 404}}
+	opCreatePQEAdjustment = op{summary: "Record a PQE adjustment: your own, or anyone's with RemunerationsCreate", tag: "remunerations",
+		body: ref("PqeAdjustmentInput"), resp: ref("PqeAdjustmentDto"), errs: []int{400, 403, 404}}
+)
 
 type staffDTO struct {
 	ID            int64      `json:"id"`

@@ -6,35 +6,21 @@ import (
 	"counsel/domain/account"
 )
 
-func (s *server) roleRoutes() []route {
-	P := account.PermissionsView
-	return []route{
-		{method: "GET", path: "/api/permissions", access: perm(P), handler: s.handlePermissions(),
-			op: op{summary: "Every permission name", tag: "roles", resp: ref("Permissions")}},
-		{method: "GET", path: "/api/permissions/me", access: authorized, handler: s.handleMyPermissions(),
-			op: op{summary: "The caller's permissions (union over their roles)", tag: "roles", resp: ref("Permissions")}},
-		{method: "GET", path: "/api/roles", access: perm(account.RolesView), handler: s.handleRoles(),
-			op: op{summary: "Every role", tag: "roles", resp: arrayOf(ref("RoleDto"))}},
-		{method: "POST", path: "/api/roles", access: perm(account.RolesCreate), handler: s.handleCreateRole(),
-			op: op{summary: "Create a role", tag: "roles", body: ref("RoleInput"), ok: 201, resp: ref("RoleDto"), errs: []int{400, 409}}},
-		{method: "GET", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesView), handler: s.handleRole(),
-			op: op{summary: "One role", tag: "roles", resp: ref("RoleDto"), errs: []int{404}}},
-		{method: "PUT", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesEdit), handler: s.handleUpdateRole(),
-			op: op{summary: "Change a role (absent fields keep their value)", tag: "roles", body: ref("RoleInput"), resp: ref("RoleDto"), errs: []int{400, 404, 409}}},
-		{method: "DELETE", path: "/api/roles/{id:[0-9]+}", access: perm(account.RolesDelete), handler: s.handleDeleteRole(),
-			op: op{summary: "Delete a role (409 if it would leave no system administrator)", tag: "roles", ok: 204, errs: []int{404, 409}}},
-		{method: "GET", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesView), handler: s.handleRolePermissions(),
-			op: op{summary: "A role's permissions", tag: "roles", resp: ref("Permissions"), errs: []int{404}}},
-		{method: "POST", path: "/api/roles/{id:[0-9]+}/permissions", access: perm(account.RolesEdit), handler: s.handleSetRolePermissions(),
-			op: op{summary: "Replace a role's permissions", tag: "roles", body: ref("PermissionsInput"), resp: ref("Permissions"), errs: []int{400, 404}}},
-		{method: "GET", path: "/api/users/{id:[0-9]+}/roles", access: perm(account.UsersView), handler: s.handleUserRoles(),
-			op: op{summary: "A user's roles", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404}}},
-		{method: "POST", path: "/api/users/{id:[0-9]+}/roles/{roleId:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleAddUserRole(),
-			op: op{summary: "Give a user a role", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}/roles/{roleId:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleRemoveUserRole(),
-			op: op{summary: "Take a role from a user (409 for the last system administrator)", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404, 409}}},
-	}
-}
+// The API reference entries of the role routes (routes.go).
+var (
+	opPermissions        = op{summary: "Every permission name", tag: "roles", resp: ref("Permissions")}
+	opMyPermissions      = op{summary: "The caller's permissions (union over their roles)", tag: "roles", resp: ref("Permissions")}
+	opRoles              = op{summary: "Every role", tag: "roles", resp: arrayOf(ref("RoleDto"))}
+	opCreateRole         = op{summary: "Create a role", tag: "roles", body: ref("RoleInput"), ok: 201, resp: ref("RoleDto"), errs: []int{400, 409}}
+	opRole               = op{summary: "One role", tag: "roles", resp: ref("RoleDto"), errs: []int{404}}
+	opUpdateRole         = op{summary: "Change a role (absent fields keep their value)", tag: "roles", body: ref("RoleInput"), resp: ref("RoleDto"), errs: []int{400, 404, 409}}
+	opDeleteRole         = op{summary: "Delete a role (409 if it would leave no system administrator)", tag: "roles", ok: 204, errs: []int{404, 409}}
+	opRolePermissions    = op{summary: "A role's permissions", tag: "roles", resp: ref("Permissions"), errs: []int{404}}
+	opSetRolePermissions = op{summary: "Replace a role's permissions", tag: "roles", body: ref("PermissionsInput"), resp: ref("Permissions"), errs: []int{400, 404}}
+	opUserRoles          = op{summary: "A user's roles", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404}}
+	opAddUserRole        = op{summary: "Give a user a role", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404}}
+	opRemoveUserRole     = op{summary: "Take a role from a user (409 for the last system administrator)", tag: "roles", resp: arrayOf(ref("RoleDto")), errs: []int{404, 409}}
+)
 
 type roleDTO struct {
 	ID            int64  `json:"id"`

@@ -28,10 +28,12 @@ import (
 type Services struct {
 	Accounts ports.AccountService
 	Roles    ports.RoleService
-	// SigningPages serves the embedded signer's /sign pages. Its routes
-	// always exist; nil (the DocuSeal provider) answers them with the
-	// not-found page.
-	SigningPages ports.SigningPages
+	// Pages are the handlers of the HTML pages (adapters/pages: /docs,
+	// /verify, the embedded signer's /sign pages) by "METHOD path" as the
+	// route table spells them. Their routes always exist; nil answers them
+	// 501. When set, it must hold exactly the table's pages (NewHandler
+	// panics otherwise).
+	Pages map[string]http.Handler
 	// Users and Remunerations are the user administration (users.go,
 	// remunerations.go).
 	Users         ports.UserService
@@ -77,7 +79,6 @@ type Options struct {
 	Logger         *slog.Logger
 	MaxBody        int64          // default 1 MiB
 	CORSOrigins    []string       // empty: no CORS headers
-	FrameAncestors []string       // origins that may frame the signer's pages; empty: none
 	TrustedProxies []netip.Prefix // peers whose X-Forwarded-For is believed
 	AuthRateLimit  int            // requests a minute per address on public sign-in routes; 0 off
 	// RateLimiter, when set, counts AuthRateLimit in a store that several
@@ -102,15 +103,15 @@ type server struct {
 	limiter *rateLimiter
 	router  *mux.Router
 	routes  []route
+	mounted map[string]bool // the keys of Services.Pages the route table took
 	// exact holds the routes without path variables, by path and method:
 	// most requests (sign-in, refresh, /api/me) take one map lookup
 	// instead of gorilla's regular expressions tried route by route.
 	// Everything else, and every miss, goes to the router.
 	exact map[string]map[string]http.Handler
-	// The OpenAPI document (with this build's version) and the /docs page
-	// are made on first request: an idle server need not hold them.
-	doc     func() []byte
-	docHTML func() []byte
+	// The OpenAPI document (with this build's version) is made on first
+	// request: an idle server need not hold it.
+	doc func() []byte
 }
 
 // NewHandler returns the HTTP handler of the whole service.
@@ -142,7 +143,9 @@ func newServer(svc Services, opts Options) *server {
 		opts.Now = time.Now
 	}
 	s := &server{svc: svc, opts: opts, log: opts.Logger, limiter: newRateLimiter(opts.AuthRateLimit, opts.Now)}
+	s.mounted = map[string]bool{}
 	s.routes = s.routeTable()
+	s.checkPages()
 	s.exact = map[string]map[string]http.Handler{}
 	s.router = mux.NewRouter()
 	s.router.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -180,7 +183,6 @@ func newServer(svc Services, opts Options) *server {
 		s.exact["/metrics"] = map[string]http.Handler{"GET": named("/metrics", s.metricsGuard(opts.Metrics))}
 	}
 	s.doc = sync.OnceValue(s.document)
-	s.docHTML = sync.OnceValue(s.renderDocs)
 	return s
 }
 

@@ -10,23 +10,17 @@ import (
 // else is simply not found).
 const sessionIDPath = "{sid:[0-9A-Za-z_-]+}"
 
-func (s *server) sessionRoutes() []route {
-	return []route{
-		{method: "GET", path: "/api/account/sessions", access: authorized, handler: s.handleMySessions(),
-			op: op{summary: "Your live sessions (API and console), newest first; current marks the one of this request", tag: "account", resp: ref("SessionListDto")}},
-		{method: "DELETE", path: "/api/account/sessions/" + sessionIDPath, access: ownAccount, handler: s.handleRevokeMySession(),
-			op: op{summary: "Sign one of your sessions out (this one too); its access tokens are refused at once on every instance (404 when it is not a live session of yours)",
-				tag: "account", ok: 204, errs: []int{404}}},
-		{method: "POST", path: "/api/account/sessions/revoke-others", access: ownAccount, handler: s.handleRevokeOtherSessions(),
-			op: op{summary: "Sign every session of yours out but this one", tag: "account", ok: 204}},
-		{method: "GET", path: "/api/users/{id:[0-9]+}/sessions", access: perm(account.UsersEdit), handler: s.handleUserSessions(),
-			op: op{summary: "Another user's live sessions, newest first (only a system administrator may see a system administrator's)",
-				tag: "users", resp: ref("SessionListDto"), errs: []int{403, 404}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}/sessions", access: perm(account.UsersEdit), handler: s.handleRevokeUserSessions(),
-			op: op{summary: "Sign every session of a user out (only a system administrator may sign a system administrator out)",
-				tag: "users", ok: 204, errs: []int{403, 404}}},
-	}
-}
+// The API reference entries of the session routes (routes.go).
+var (
+	opMySessions      = op{summary: "Your live sessions (API and console), newest first; current marks the one of this request", tag: "account", resp: ref("SessionListDto")}
+	opRevokeMySession = op{summary: "Sign one of your sessions out (this one too); its access tokens are refused at once on every instance (404 when it is not a live session of yours)",
+		tag: "account", ok: 204, errs: []int{404}}
+	opRevokeOtherSessions = op{summary: "Sign every session of yours out but this one", tag: "account", ok: 204}
+	opUserSessions        = op{summary: "Another user's live sessions, newest first (only a system administrator may see a system administrator's)",
+		tag: "users", resp: ref("SessionListDto"), errs: []int{403, 404}}
+	opRevokeUserSessions = op{summary: "Sign every session of a user out (only a system administrator may sign a system administrator out)",
+		tag: "users", ok: 204, errs: []int{403, 404}}
+)
 
 type sessionDTO struct {
 	ID         string `json:"id"`

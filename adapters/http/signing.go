@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/signing"
 	"counsel/ports"
 )
@@ -28,34 +27,23 @@ func signingWebhookSchema() js {
 	}, "event_type", "data"), "DocuSeal's webhook body, authenticated by X-Docuseal-Signature: <unix ts>.<hex HMAC-SHA256(secret, \"<ts>.<raw body>\")>, within 300 seconds")
 }
 
-// signingRoutes are the digital-signing routes of contracts and the
-// provider's webhook.
-func (s *server) signingRoutes() []route {
-	h := s.needSigning
-	const tag = "signing"
-	return optionalModule([]route{
-		{method: "POST", path: "/api/contracts/signing/{id:[0-9]+}/submitForSigning", access: perm(account.ContractEdit), handler: h(s.handleSubmitForSigning()),
-			op: op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
-				tag: tag, body: ref("SigningSubmitForSigningInput"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/template", access: perm(account.ContractView), handler: h(s.handleSigningTemplate()),
-			op: op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: tag, resp: ref("SigningTemplateDto"), errs: []int{404, 502}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/submissions", access: perm(account.ContractView), handler: h(s.handleSigningSubmissions()),
-			op: op{summary: "The submissions of a digital contract's template, newest first (404 for a non-digital contract). Applies any completion, decline or expiry of the contract's submission that it has missed",
-				tag: tag, resp: ref("SigningSubmissionListDto"), errs: []int{404, 502}}},
-		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submission/create", access: perm(account.ContractEdit), handler: h(s.handleCreateSubmissions()),
-			op: op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions; 404 for a templateId the provider does not know or that belongs to another DocuSeal account",
-				tag: tag, body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}},
-		{method: "POST", path: "/api/contracts/{id:[0-9]+}/submissions/{submissionId:[0-9]+}/remind", access: perm(account.ContractEdit), handler: h(s.handleRemindSigners()),
-			op: op{summary: "Email a reminder with their signing link now to every signer of the submission who may sign (embedded signer; docs/decisions.md §16). A signer reminded within the last hour is skipped and listed in coolingDown; 429 with Retry-After (the shortest wait) when every such signer is cooling down. Each reminder is a signingReminderSent history entry naming the signer and the caller. 404 for an unknown or non-digital contract or a submission not of its template; 409 when the submission is completed, declined or expired, or no signer may sign; 501 with DocuSeal, which reminds its signers itself",
-				tag: tag, resp: ref("SigningRemindResultDto"), errs: []int{404, 409, 429, 501, 502}}},
-		{method: "GET", path: "/api/contracts/{id:[0-9]+}/signing/builder-token", access: perm(account.ContractEdit), handler: h(s.handleBuilderToken()),
-			op: op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
-				tag: tag, resp: ref("SigningBuilderTokenDto"), errs: []int{404, 501}}},
-		{method: "POST", path: "/api/signing/webhook", access: public, maxBody: webhookMaxBody, handler: h(s.handleSigningWebhook()),
-			op: op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). Authenticated by X-Docuseal-Signature (HMAC-SHA256 with the whsec_ secret of COUNSEL_DOCUSEAL_WEBHOOK_SECRET, within 300 seconds) or by the custom header of COUNSEL_DOCUSEAL_WEBHOOK_HEADER (DocuSeal before 2.5.3); 401 otherwise (DocuSeal's unsigned test delivery included), and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
-				tag: tag, body: signingWebhookSchema(), resp: ref("SigningWebhookResultDto"), errs: []int{400, 401, 413}}},
-	})
-}
+// The API reference entries of the digital-signing routes of contracts
+// and the provider's webhook (routes.go).
+var (
+	opSubmitForSigning = op{summary: "Send documents of a Draft, ContractDesign or Declined contract to its signers: a signing template from the documents (unless the contract has one that fits), a submission, and the contract WaitingForClientSignature. 502 when the signing provider fails (nothing changes)",
+		tag: "signing", body: ref("SigningSubmitForSigningInput"), resp: ref("SigningSubmission"), errs: []int{400, 404, 409, 502}}
+	opSigningTemplate    = op{summary: "The signing template of a digital contract (404 for a non-digital one)", tag: "signing", resp: ref("SigningTemplateDto"), errs: []int{404, 502}}
+	opSigningSubmissions = op{summary: "The submissions of a digital contract's template, newest first (404 for a non-digital contract). Applies any completion, decline or expiry of the contract's submission that it has missed",
+		tag: "signing", resp: ref("SigningSubmissionListDto"), errs: []int{404, 502}}
+	opCreateSubmissions = op{summary: "Create submissions on an existing template (one made in DocuSeal, e.g. on a Community Edition). A Draft, ContractDesign or Declined contract takes the template and the first submission and waits for signatures; a contract without a template is linked to them. Answers the created submissions; 404 for a templateId the provider does not know or that belongs to another DocuSeal account",
+		tag: "signing", body: ref("SigningCreateSubmissionInput"), resp: arrayOf(ref("SigningSubmission")), errs: []int{400, 404, 409, 502}}
+	opRemindSigners = op{summary: "Email a reminder with their signing link now to every signer of the submission who may sign (embedded signer; docs/decisions.md §16). A signer reminded within the last hour is skipped and listed in coolingDown; 429 with Retry-After (the shortest wait) when every such signer is cooling down. Each reminder is a signingReminderSent history entry naming the signer and the caller. 404 for an unknown or non-digital contract or a submission not of its template; 409 when the submission is completed, declined or expired, or no signer may sign; 501 with DocuSeal, which reminds its signers itself",
+		tag: "signing", resp: ref("SigningRemindResultDto"), errs: []int{404, 409, 429, 501, 502}}
+	opBuilderToken = op{summary: "A DocuSeal form-builder token for the contract (user_email, integration_email = the caller, name, external_id = contractUUId, template_id when digital; 1 hour). 501 with the embedded signer",
+		tag: "signing", resp: ref("SigningBuilderTokenDto"), errs: []int{404, 501}}
+	opSigningWebhook = op{summary: "DocuSeal's webhook (configure https://<host>/api/signing/webhook in DocuSeal). Authenticated by X-Docuseal-Signature (HMAC-SHA256 with the whsec_ secret of COUNSEL_DOCUSEAL_WEBHOOK_SECRET, within 300 seconds) or by the custom header of COUNSEL_DOCUSEAL_WEBHOOK_HEADER (DocuSeal before 2.5.3); 401 otherwise (DocuSeal's unsigned test delivery included), and always with the embedded signer; 200 for accepted events, including those about submissions no contract has",
+		tag: "signing", body: signingWebhookSchema(), resp: ref("SigningWebhookResultDto"), errs: []int{400, 401, 413}}
+)
 
 type remindResultDTO struct {
 	Reminded    []string           `json:"reminded" doc:"the emails of the signers reminded now"`

@@ -4,20 +4,13 @@ import (
 	"net/http"
 )
 
-func (s *server) systemRoutes() []route {
-	return []route{
-		{method: "GET", path: "/healthz", access: public, handler: s.handleHealth(),
-			op: op{summary: "Liveness: 200 while the process is up", tag: "system", resp: object(js{"status": str()})}},
-		{method: "GET", path: "/readyz", access: public, handler: s.handleReady(),
-			op: op{summary: "Readiness: 200 when the database answers", tag: "system", resp: object(js{"status": str()}), errs: []int{503}}},
-		{method: "GET", path: "/.well-known/jwks.json", access: public, handler: s.handleJWKS(),
-			op: op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})}), headers: []string{"Cache-Control"}}},
-		{method: "GET", path: "/openapi.json", access: public, handler: s.handleOpenAPI(),
-			op: op{summary: "This API's OpenAPI 3.1 document", tag: "system", resp: js{"type": "object"}}},
-		{method: "GET", path: "/docs", access: public, handler: s.handleDocs(),
-			op: op{summary: "This API's reference as a web page", tag: "system", kind: kindPage}},
-	}
-}
+// The API reference entries of the system routes (routes.go).
+var (
+	opHealth  = op{summary: "Liveness: 200 while the process is up", tag: "system", resp: object(js{"status": str()})}
+	opReady   = op{summary: "Readiness: 200 when the database answers", tag: "system", resp: object(js{"status": str()}), errs: []int{503}}
+	opJWKS    = op{summary: "Public keys of access tokens (JWK set)", tag: "system", resp: object(js{"keys": arrayOf(js{"type": "object"})}), headers: []string{"Cache-Control"}}
+	opOpenAPI = op{summary: "This API's OpenAPI 3.1 document", tag: "system", resp: js{"type": "object"}}
+)
 
 func (s *server) handleHealth() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -50,13 +43,5 @@ func (s *server) handleOpenAPI() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(s.doc())
-	}
-}
-
-func (s *server) handleDocs() http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-		w.Write(s.docHTML())
 	}
 }

@@ -5,22 +5,16 @@ import (
 	"net/http"
 )
 
-func (s *server) totpRoutes() []route {
-	h := s.needTOTP
-	return optionalModule([]route{
-		{method: "GET", path: "/api/account/totp", access: authorized, handler: h(s.handleTOTPStatus()),
-			op: op{summary: "Whether your authenticator app is on, and your recovery codes left", tag: "account", resp: ref("TotpStatusDto")}},
-		{method: "POST", path: "/api/account/totp/enroll", access: ownAccount, handler: h(s.handleEnrollTOTP()),
-			op: op{summary: "Start enrolling an authenticator app: a new secret, its otpauth URL and QR code (replaces an unconfirmed one; 409 while one is on; 403 reauthentication-required without recent authentication)",
-				tag: "account", resp: ref("TotpEnrolmentDto"), headers: []string{"Cache-Control"}, errs: []int{403, 409}}},
-		{method: "POST", path: "/api/account/totp/confirm", access: ownAccount, handler: h(s.handleConfirmTOTP()),
-			op: op{summary: "Turn the authenticator app on with its current code; answers the recovery codes once (400 for a wrong code, 409 with nothing pending; 403 reauthentication-required without recent authentication)",
-				tag: "account", body: ref("TotpConfirmInput"), resp: ref("TotpRecoveryCodesDto"), headers: []string{"Cache-Control"}, errs: []int{400, 403, 409}}},
-		{method: "DELETE", path: "/api/account/totp", access: ownAccount, handler: h(s.handleDisableTOTP()),
-			op: op{summary: "Turn the authenticator app off with your password and a code; revokes your other sessions (400 for a wrong password or code, 409 when it is off; 403 reauthentication-required without recent authentication)",
-				tag: "account", body: ref("TotpDisableInput"), ok: 204, errs: []int{400, 403, 409}}},
-	})
-}
+// The API reference entries of the authenticator-app routes (routes.go).
+var (
+	opTOTPStatus = op{summary: "Whether your authenticator app is on, and your recovery codes left", tag: "account", resp: ref("TotpStatusDto")}
+	opEnrollTOTP = op{summary: "Start enrolling an authenticator app: a new secret, its otpauth URL and QR code (replaces an unconfirmed one; 409 while one is on; 403 reauthentication-required without recent authentication)",
+		tag: "account", resp: ref("TotpEnrolmentDto"), headers: []string{"Cache-Control"}, errs: []int{403, 409}}
+	opConfirmTOTP = op{summary: "Turn the authenticator app on with its current code; answers the recovery codes once (400 for a wrong code, 409 with nothing pending; 403 reauthentication-required without recent authentication)",
+		tag: "account", body: ref("TotpConfirmInput"), resp: ref("TotpRecoveryCodesDto"), headers: []string{"Cache-Control"}, errs: []int{400, 403, 409}}
+	opDisableTOTP = op{summary: "Turn the authenticator app off with your password and a code; revokes your other sessions (400 for a wrong password or code, 409 when it is off; 403 reauthentication-required without recent authentication)",
+		tag: "account", body: ref("TotpDisableInput"), ok: 204, errs: []int{400, 403, 409}}
+)
 
 // needTOTP answers 501 when the service has no authenticator apps.
 func (s *server) needTOTP(h http.HandlerFunc) http.Handler {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/user"
 )
 
@@ -21,42 +20,29 @@ var userFilterParams = append([]param{
 	{"OfficeId", integer(), "only users of this office"},
 }, pagingParams...)
 
-func (s *server) userRoutes() []route {
-	return []route{
-		{method: "GET", path: "/api/me", access: authorized, handler: s.handleMe(),
-			op: op{summary: "The current user, with the latest remuneration's figures and post-qualification years", tag: "users", resp: ref("CurrentUserDto")}},
-		{method: "GET", path: "/api/me/formatted", access: authorized, handler: s.handleMeFormatted(),
-			op: op{summary: "The current user as a formatted user", tag: "users", resp: ref("FormattedUserDto")}},
-		{method: "GET", path: "/api/users", access: authorized, handler: s.handleUsers(false),
-			op: op{summary: "Users matching the filter, by last name, first name and id", tag: "users", params: userFilterParams,
-				resp: ref("FormattedUserPageDto"), errs: []int{400}}},
-		{method: "GET", path: "/api/users/reviewers", access: authorized, handler: s.handleUsers(true),
-			op: op{summary: "Users permitted to review every listed offering (none listed: any offering)", tag: "users",
-				params: append([]param{{"offeringIds", arrayOf(integer()), "repeated (or comma-separated) offering ids"}}, userFilterParams...),
-				resp:   ref("FormattedUserPageDto"), errs: []int{400}}},
-		{method: "GET", path: "/api/users/{id:[0-9]+}", access: authorized, handler: s.handleUser(),
-			op: op{summary: "One user with admission date, post-qualification years and roles", tag: "users", resp: ref("UserDto"), errs: []int{404}}},
-		{method: "POST", path: "/api/users", access: perm(account.UsersCreate), handler: s.handleCreateUser(),
-			op: op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("CreateUserInput"), ok: 201, resp: ref("UserDto"), errs: []int{400, 404, 409}}},
-		{method: "PUT", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersEdit), handler: s.handleUpdateUser(),
-			op: op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UpdateUserInput"), resp: ref("UserDto"), errs: []int{400, 404, 409}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}", access: perm(account.UsersDelete), handler: s.handleDeleteUser(),
-			op: op{summary: "Soft-delete a user: no sign-in, sessions revoked, hidden from lists; records kept (409 for yourself or the last system administrator)",
-				tag: "users", ok: 204, errs: []int{404, 409}}},
-		{method: "POST", path: "/api/users/changepassword", access: authorized, handler: s.handleChangePassword(),
-			op: op{summary: "Change your password (with recent authentication or currentPassword: else 403 reauthentication-required; a wrong currentPassword is a 401), or another user's with UsersEdit; revokes that user's sessions", tag: "users",
-				body: ref("ChangePasswordInput"), errs: []int{400, 401, 403, 404}}},
-		{method: "DELETE", path: "/api/users/{id:[0-9]+}/totp", access: perm(account.UsersEdit), handler: s.handleResetTOTP(),
-			op: op{summary: "Remove another user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; your own id is a 403: use DELETE /api/account/totp; 204 also when none was enrolled)",
-				tag: "users", ok: 204, errs: []int{403, 404, 501}}},
-		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/add", access: perm(account.OfferingsEdit), handler: s.handleReviewers(true),
-			op: op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersInput"),
-				resp: ref("OfferingReviewersDto"), errs: []int{400, 404}}},
-		{method: "PUT", path: "/api/offerings/{id:[0-9]+}/reviewers/remove", access: perm(account.OfferingsEdit), handler: s.handleReviewers(false),
-			op: op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewersInput"),
-				resp: ref("OfferingReviewersDto"), errs: []int{400, 404}}},
-	}
-}
+// The API reference entries of the user routes (routes.go).
+var (
+	opMe          = op{summary: "The current user, with the latest remuneration's figures and post-qualification years", tag: "users", resp: ref("CurrentUserDto")}
+	opMeFormatted = op{summary: "The current user as a formatted user", tag: "users", resp: ref("FormattedUserDto")}
+	opUsers       = op{summary: "Users matching the filter, by last name, first name and id", tag: "users", params: userFilterParams,
+		resp: ref("FormattedUserPageDto"), errs: []int{400}}
+	opReviewers = op{summary: "Users permitted to review every listed offering (none listed: any offering)", tag: "users",
+		params: append([]param{{"offeringIds", arrayOf(integer()), "repeated (or comma-separated) offering ids"}}, userFilterParams...),
+		resp:   ref("FormattedUserPageDto"), errs: []int{400}}
+	opUser       = op{summary: "One user with admission date, post-qualification years and roles", tag: "users", resp: ref("UserDto"), errs: []int{404}}
+	opCreateUser = op{summary: "Create a user (409 for an email in use)", tag: "users", body: ref("CreateUserInput"), ok: 201, resp: ref("UserDto"), errs: []int{400, 404, 409}}
+	opUpdateUser = op{summary: "Change a user; absent fields keep their value", tag: "users", body: ref("UpdateUserInput"), resp: ref("UserDto"), errs: []int{400, 404, 409}}
+	opDeleteUser = op{summary: "Soft-delete a user: no sign-in, sessions revoked, hidden from lists; records kept (409 for yourself or the last system administrator)",
+		tag: "users", ok: 204, errs: []int{404, 409}}
+	opChangePassword = op{summary: "Change your password (with recent authentication or currentPassword: else 403 reauthentication-required; a wrong currentPassword is a 401), or another user's with UsersEdit; revokes that user's sessions", tag: "users",
+		body: ref("ChangePasswordInput"), errs: []int{400, 401, 403, 404}}
+	opResetTOTP = op{summary: "Remove another user's authenticator app and revoke the user's sessions (only a system administrator may reset another one; your own id is a 403: use DELETE /api/account/totp; 204 also when none was enrolled)",
+		tag: "users", ok: 204, errs: []int{403, 404, 501}}
+	opAdd = op{summary: "Permit users to review an offering (404 for an unknown user)", tag: "users", body: ref("ReviewersInput"),
+		resp: ref("OfferingReviewersDto"), errs: []int{400, 404}}
+	opRemove = op{summary: "Withdraw users' permission to review an offering", tag: "users", body: ref("ReviewersInput"),
+		resp: ref("OfferingReviewersDto"), errs: []int{400, 404}}
+)
 
 // Output.
 

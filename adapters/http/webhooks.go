@@ -8,42 +8,29 @@ import (
 	"time"
 
 	"counsel/domain"
-	"counsel/domain/account"
 	"counsel/domain/contract"
 	"counsel/domain/user"
 	"counsel/ports"
 )
 
 // Outbound webhooks (docs/decisions.md §17): subscriptions, their
-// deliveries and retries, for WebhooksManage holders.
-func (s *server) webhookRoutes() []route {
-	h := func(f http.HandlerFunc) http.Handler { return s.need(s.svc.Webhooks != nil, "webhooks are", f) }
-	wm := perm(account.WebhooksManage)
-	return optionalModule([]route{
-		{method: "POST", path: "/api/webhooks", access: wm, handler: h(s.handleCreateWebhook()),
-			op: op{summary: "Subscribe a URL to events (Standard Webhooks); the signing secret is in this answer only (400 naming the field for an unknown event type, a URL that is not http or https, or an address in a loopback, private, link-local or unique-local range)",
-				tag: "webhooks", body: ref("WebhookInput"), ok: 201, resp: ref("WebhookCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{400}}},
-		{method: "GET", path: "/api/webhooks", access: wm, handler: h(s.handleWebhooks()),
-			op: op{summary: "Every webhook subscription, oldest first, without secrets", tag: "webhooks", resp: ref("WebhookListDto")}},
-		{method: "GET", path: "/api/webhooks/{id:[0-9]+}", access: wm, handler: h(s.handleWebhook()),
-			op: op{summary: "A webhook subscription", tag: "webhooks", resp: ref("WebhookDto"), errs: []int{404}}},
-		{method: "PUT", path: "/api/webhooks/{id:[0-9]+}", access: wm, handler: h(s.handleUpdateWebhook()),
-			op: op{summary: "Change a subscription: the fields given replace the stored ones; active true turns a disabled subscription on again",
-				tag: "webhooks", body: ref("WebhookInput"), resp: ref("WebhookDto"), errs: []int{400, 404}}},
-		{method: "DELETE", path: "/api/webhooks/{id:[0-9]+}", access: wm, handler: h(s.handleDeleteWebhook()),
-			op: op{summary: "Remove a subscription with its deliveries", tag: "webhooks", ok: 204, errs: []int{404}}},
-		{method: "POST", path: "/api/webhooks/{id:[0-9]+}/rotate-secret", access: wm, handler: h(s.handleRotateWebhookSecret()),
-			op: op{summary: "Give a subscription a new signing secret, in this answer only; the old one keeps signing beside it (webhook-signature carries both) for 24 hours",
-				tag: "webhooks", resp: ref("WebhookCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{404}}},
-		{method: "POST", path: "/api/webhooks/{id:[0-9]+}/test", access: wm, handler: h(s.handleTestWebhook()),
-			op: op{summary: "Send a webhook.test event to the subscription (delivered like any event; see its deliveries)", tag: "webhooks", ok: 202, errs: []int{404}}},
-		{method: "GET", path: "/api/webhooks/{id:[0-9]+}/deliveries", access: wm, handler: h(s.handleWebhookDeliveries()),
-			op: op{summary: "A subscription's deliveries, one row per attempt (and one for a delivery's next attempt not yet made), newest first",
-				tag: "webhooks", params: pagingParams, resp: ref("WebhookDeliveryPageDto"), errs: []int{400, 404}}},
-		{method: "POST", path: "/api/webhooks/{id:[0-9]+}/deliveries/{deliveryId:[0-9]+}/retry", access: wm, handler: h(s.handleRetryWebhookDelivery()),
-			op: op{summary: "Attempt a succeeded or failed delivery again, at once (409 while it is pending)", tag: "webhooks", ok: 202, errs: []int{404, 409}}},
-	})
-}
+// deliveries and retries, for WebhooksManage holders. These are the API
+// reference entries of their routes (routes.go).
+var (
+	opCreateWebhook = op{summary: "Subscribe a URL to events (Standard Webhooks); the signing secret is in this answer only (400 naming the field for an unknown event type, a URL that is not http or https, or an address in a loopback, private, link-local or unique-local range)",
+		tag: "webhooks", body: ref("WebhookInput"), ok: 201, resp: ref("WebhookCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{400}}
+	opWebhooks      = op{summary: "Every webhook subscription, oldest first, without secrets", tag: "webhooks", resp: ref("WebhookListDto")}
+	opWebhook       = op{summary: "A webhook subscription", tag: "webhooks", resp: ref("WebhookDto"), errs: []int{404}}
+	opUpdateWebhook = op{summary: "Change a subscription: the fields given replace the stored ones; active true turns a disabled subscription on again",
+		tag: "webhooks", body: ref("WebhookInput"), resp: ref("WebhookDto"), errs: []int{400, 404}}
+	opDeleteWebhook       = op{summary: "Remove a subscription with its deliveries", tag: "webhooks", ok: 204, errs: []int{404}}
+	opRotateWebhookSecret = op{summary: "Give a subscription a new signing secret, in this answer only; the old one keeps signing beside it (webhook-signature carries both) for 24 hours",
+		tag: "webhooks", resp: ref("WebhookCreatedDto"), headers: []string{"Cache-Control"}, errs: []int{404}}
+	opTestWebhook       = op{summary: "Send a webhook.test event to the subscription (delivered like any event; see its deliveries)", tag: "webhooks", ok: 202, errs: []int{404}}
+	opWebhookDeliveries = op{summary: "A subscription's deliveries, one row per attempt (and one for a delivery's next attempt not yet made), newest first",
+		tag: "webhooks", params: pagingParams, resp: ref("WebhookDeliveryPageDto"), errs: []int{400, 404}}
+	opRetryWebhookDelivery = op{summary: "Attempt a succeeded or failed delivery again, at once (409 while it is pending)", tag: "webhooks", ok: 202, errs: []int{404, 409}}
+)
 
 type webhookIn struct {
 	URL         *string  `json:"url" doc:"http or https; required on creation"`

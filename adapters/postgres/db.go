@@ -118,12 +118,6 @@ func (db *DB) Close() error {
 // Pool returns the connection pool (tests and tools).
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// QueryRow runs a one-row read written with ? placeholders (tests and
-// tools look at rows no port shows).
-func (db *DB) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
-	return db.read().row(ctx, query, args...)
-}
-
 // Ping checks that the database answers a query.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int

@@ -269,9 +269,8 @@ var fullTextIndexes = []string{"contracts_fts", "contracts_words", "contract_ter
 // does nothing to an index of one segment). FTS5 writes a segment per
 // transaction (or statement) and merges them only as they pile up, so an
 // index is usually read as 5 to 12 segments, and every probe of the word
-// index (walkProbing) seeks in each: after a bulk load of 100,000 legal
-// contracts, the page of a common word took 13 ms of probing over 8
-// segments and 1.4 ms over one.
+// index (walkProbing) seeks in each, so its cost grows with the number
+// of segments (figures in docs/performance.md).
 func mergeFullText(ctx context.Context, x interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }, pages int, indexes ...string) error {

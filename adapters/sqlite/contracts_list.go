@@ -1,8 +1,8 @@
 package sqlite
 
 // The contract list's planner: how a filter becomes a count and a page,
-// and which index each query reads (issue 17). The CRUD is sqlrow's
-// ContractStore, the row writes and the import contracts.go;
+// and which index each query reads. The CRUD is sqlrow's ContractStore,
+// the row writes and the import contracts.go;
 // the word path of a search is contract_words.go.
 
 import (

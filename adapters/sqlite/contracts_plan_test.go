@@ -12,7 +12,7 @@ import (
 	"counsel/tools/bench/contractgen"
 )
 
-// planShapes are the list shapes of issue 17 and a few more, each with
+// planShapes are the list shapes the console and API offer, each with
 // the indexes its plan must read (any order) and a word of the text that
 // must not appear in it. Made for shape sh of the generated data.
 func planShapes(sh contractgen.Shape) []struct {

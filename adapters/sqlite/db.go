@@ -89,7 +89,7 @@ func dsn(path string, readOnly bool, o ...Options) string {
 		// A row that REPLACE deletes (INSERT OR REPLACE, REPLACE INTO,
 		// UPDATE OR REPLACE) fires the delete triggers only with this on;
 		// without it the counts and full-text indexes the triggers keep
-		// would go on holding the deleted row (issue 17).
+		// would go on holding the deleted row.
 		q.Add("_pragma", "recursive_triggers(1)")
 	}
 	// The path is a URI's: without escaping, a "#" or "?" in it would end
@@ -214,8 +214,8 @@ func (db *DB) Close() error {
 // bulkCache is the writer's page cache (KiB) during a bulk load. A
 // transaction that outgrows the default 2 MB cache spills pages to the
 // WAL and reads them back from it, again and again as the full-text
-// indexes grow: 20,000 contracts took 2 to 2.5 minutes that way, 38 s
-// with this cache (load average 11). It is allocated only as used and
+// indexes grow, so a bulk load's transaction must fit in the cache
+// (figures in docs/performance.md). It is allocated only as used and
 // given back after the load.
 const bulkCache = 64 << 10
 
@@ -673,12 +673,11 @@ func (db *DB) Import(ctx context.Context, table string, cols []string, rows [][]
 const maxVars = 32766
 
 // insertRows inserts rows into table (columns cols) in tx, many rows to a
-// statement (as many as the parameters allow). FTS5 writes its pending index to disk as a new segment at
-// the start of every statement of a transaction that writes to it
-// (xSavepoint): a row to a statement left a segment per row in each
-// full-text index a trigger keeps, and merging them took a bulk load of
-// 20,000 contracts of long text from 4 seconds to 45 (issue 17); 500 rows
-// to a statement still took a third more than 1,700.
+// statement (as many as the parameters allow). FTS5 writes its pending
+// index to disk as a new segment at the start of every statement of a
+// transaction that writes to it (xSavepoint), so the fewer statements a
+// load takes, the fewer segments each full-text index a trigger keeps
+// must later merge (figures in docs/performance.md).
 func insertRows(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
 	per := max(1, maxVars/len(cols))
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"

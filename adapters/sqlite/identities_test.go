@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,9 +25,39 @@ const (
 
 var linkedAt = time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)
 
+// identityStore is the identity store with the state setter the tests
+// prepare users with.
+type identityStore struct {
+	sqlrow.IdentityStore
+	db *sqlite.DB
+}
+
+// SetUserState sets a user's active flag and soft-deletes (deleted) or
+// restores the user, straight in SQL through a connection of its own and
+// nothing else. ENOTFOUND for an unknown user.
+func (s identityStore) SetUserState(ctx context.Context, userID int64, active, deleted bool, at time.Time) error {
+	db, err := sql.Open("sqlite", "file:"+strings.NewReplacer("%", "%25", "#", "%23", "?", "%3f").Replace(s.db.Path())+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var deletedAt any
+	if deleted {
+		deletedAt = at.UnixMilli()
+	}
+	res, err := db.ExecContext(ctx, `UPDATE users SET active = ?, deleted_at = ?, updated_at = ? WHERE id = ?`, active, deletedAt, at.UnixMilli(), userID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return &domain.Error{Code: domain.ENOTFOUND, Message: "user not found"}
+	}
+	return nil
+}
+
 // identityFixture opens a database with the default roles and two users,
 // ada (Staff, the default role) and bob.
-func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int64) {
+func identityFixture(t *testing.T) (*sqlite.DB, identityStore, int64, int64) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "x.db"))
@@ -45,7 +77,7 @@ func identityFixture(t *testing.T) (*sqlite.DB, sqlrow.IdentityStore, int64, int
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
-	return db, db.Stores().Identities, ada, bob
+	return db, identityStore{db.Stores().Identities, db}, ada, bob
 }
 
 func TestIdentityMigration(t *testing.T) {

@@ -79,21 +79,3 @@ func linkConflict(d Dialect, err error) error {
 	}
 	return err
 }
-
-// SetUserState sets a user's active flag and soft-deletes (deleted) or
-// restores the user, straight in SQL and nothing else: no session is
-// revoked and no cache is told. ENOTFOUND for an unknown user.
-func SetUserState(ctx context.Context, x Querier, tc Times, userID int64, active, deleted bool, at time.Time) error {
-	var deletedAt any
-	if deleted {
-		deletedAt = tc.Arg(at)
-	}
-	n, err := x.Exec(ctx, `UPDATE users SET active = ?, deleted_at = ?, updated_at = ? WHERE id = ?`, active, deletedAt, tc.Arg(at), userID)
-	if err != nil {
-		return fmt.Errorf("set the state of user %d: %w", userID, err)
-	}
-	if n == 0 {
-		return NotFound("user")
-	}
-	return nil
-}

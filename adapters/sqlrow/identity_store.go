@@ -60,13 +60,3 @@ func (s IdentityStore) ProvisionUser(ctx context.Context, u account.NewUser, iss
 	}
 	return id, nil
 }
-
-// SetUserState sets a user's active flag and soft-deletes or restores the
-// user, straight in SQL and nothing else: tests prepare inactive and
-// deleted users with it (the users module owns these changes in the
-// service). ENOTFOUND for an unknown user.
-func (s IdentityStore) SetUserState(ctx context.Context, userID int64, active, deleted bool, at time.Time) error {
-	return s.e.WriteTx(ctx, func(x Querier) error {
-		return SetUserState(ctx, x, s.e, userID, active, deleted, at)
-	})
-}

@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,7 @@ import (
 	"counsel/adapters/http/openapitest"
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
+	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
@@ -355,6 +357,100 @@ func (s *Server) Exec(t testing.TB, statement string) {
 		t.Fatalf("exec %s: %v", statement, err)
 	}
 }
+
+// Row is one row of a read.
+type Row interface{ Scan(dest ...any) error }
+
+// QueryRow reads one row written with ? placeholders, on a connection of
+// its own, whatever the engine: tests look at rows no port shows.
+func (s *Server) QueryRow(ctx context.Context, query string, args ...any) Row {
+	if s.App.DB() == nil { // PostgreSQL
+		conn, err := pgx.Connect(ctx, s.Config.DB)
+		if err != nil {
+			return errRow{err}
+		}
+		return closingRow{conn.QueryRow(ctx, dollars(query), args...), func() { conn.Close(context.Background()) }}
+	}
+	db, err := s.sqliteConn()
+	if err != nil {
+		return errRow{err}
+	}
+	return closingRow{db.QueryRowContext(ctx, query, args...), func() { db.Close() }}
+}
+
+// SetUserState sets a user's active flag and soft-deletes (deleted) or
+// restores the user, straight in SQL and nothing else: no session is
+// revoked and no cache is told (the users module owns these changes in
+// the service). ENOTFOUND for an unknown user.
+func (s *Server) SetUserState(ctx context.Context, userID int64, active, deleted bool, at time.Time) error {
+	const update = `UPDATE users SET active = ?, deleted_at = ?, updated_at = ? WHERE id = ?`
+	var deletedAt any
+	var n int64
+	if s.App.DB() == nil { // PostgreSQL
+		if deleted {
+			deletedAt = at
+		}
+		conn, err := pgx.Connect(ctx, s.Config.DB)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		tag, err := conn.Exec(ctx, dollars(update), active, deletedAt, at, userID)
+		if err != nil {
+			return err
+		}
+		n = tag.RowsAffected()
+	} else {
+		if deleted {
+			deletedAt = at.UnixMilli()
+		}
+		db, err := s.sqliteConn()
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		res, err := db.ExecContext(ctx, update, active, deletedAt, at.UnixMilli(), userID)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+	}
+	if n == 0 {
+		return &domain.Error{Code: domain.ENOTFOUND, Message: "user not found"}
+	}
+	return nil
+}
+
+// sqliteConn opens the server's SQLite file beside the service, waiting
+// for its write lock as the service does.
+func (s *Server) sqliteConn() (*sql.DB, error) {
+	path := strings.NewReplacer("%", "%25", "#", "%23", "?", "%3f").Replace(s.App.DB().Path())
+	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+}
+
+// dollars numbers the ? placeholders of query as PostgreSQL's $1, $2...
+func dollars(query string) string {
+	parts := strings.Split(query, "?")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = "$" + strconv.Itoa(i) + parts[i]
+	}
+	return strings.Join(parts, "")
+}
+
+// closingRow closes its connection once scanned.
+type closingRow struct {
+	row   Row
+	close func()
+}
+
+func (r closingRow) Scan(dest ...any) error {
+	defer r.close()
+	return r.row.Scan(dest...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // Expect fails the test unless the answer has status want, naming what
 // was asked in the message, and returns r for reading.

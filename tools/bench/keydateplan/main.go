@@ -67,8 +67,8 @@ func main() {
 		ids = append(ids, c.UserID)
 	}
 	now := time.Now().UTC()
-	var have int64
-	if err := s.QueryRow(ctx, `SELECT count(*) FROM contracts`).Scan(&have); err != nil {
+	have, err := s.RowCount(ctx, "contracts")
+	if err != nil {
 		log.Fatal(err)
 	}
 	if have == 0 { // a database seeded before is measured again as it is

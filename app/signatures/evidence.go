@@ -1,4 +1,4 @@
-package signing
+package signatures
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 
 	"counsel/domain"
 	"counsel/domain/contract"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/ports"
 )
 
@@ -56,26 +56,26 @@ func (s *Service) SigningCertificatePEM() []byte {
 // VerifyPDF implements ports.EvidenceService. The upload is staged to a
 // temporary file (hashed on the way) and verified from there, then
 // removed.
-func (s *Service) VerifyPDF(ctx context.Context, r io.Reader) (dsigning.Verification, error) {
+func (s *Service) VerifyPDF(ctx context.Context, r io.Reader) (signing.Verification, error) {
 	if s.d.Evidence.PDF == nil {
-		return dsigning.Verification{}, domain.Errorf(domain.ENOTIMPLEMENTED, "signed evidence is not configured")
+		return signing.Verification{}, domain.Errorf(domain.ENOTIMPLEMENTED, "signed evidence is not configured")
 	}
 	staged, err := s.d.Blobs.Stage(ctx, r, contract.MaxDocumentSize)
 	if err != nil {
 		if domain.ErrorCode(err) == domain.ETOOLARGE {
-			return dsigning.Verification{}, domain.Errorf(domain.ETOOLARGE, "the file is larger than %d MiB", contract.MaxDocumentSize>>20)
+			return signing.Verification{}, domain.Errorf(domain.ETOOLARGE, "the file is larger than %d MiB", contract.MaxDocumentSize>>20)
 		}
-		return dsigning.Verification{}, err
+		return signing.Verification{}, err
 	}
 	defer staged.Discard()
 	v, err := s.d.Evidence.PDF.Verify(ctx, staged, staged.Size())
 	if err != nil {
-		return dsigning.Verification{}, err
+		return signing.Verification{}, err
 	}
 	v.SHA256 = staged.SHA256()
 	if v.Valid && s.d.Evidence.Store != nil {
 		if v.CounselDocument, err = s.d.Evidence.Store.SignedDocumentBySHA256(ctx, v.SHA256); err != nil {
-			return dsigning.Verification{}, fmt.Errorf("look up signed document: %w", err)
+			return signing.Verification{}, fmt.Errorf("look up signed document: %w", err)
 		}
 	}
 	return v, nil
@@ -246,7 +246,7 @@ func (s *Service) makeEvidence(ctx context.Context, c contract.Contract, rec por
 // evidenceInput gathers what the evidence states: the contract, its
 // signed documents (and opens the PDFs), the signers and the event log.
 // closeAll closes what was opened, also on error.
-func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec ports.SigningEvidenceRecord) (dsigning.Evidence, []ports.EvidencePDF, func(), error) {
+func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec ports.SigningEvidenceRecord) (signing.Evidence, []ports.EvidencePDF, func(), error) {
 	var closers []io.Closer
 	closeAll := func() {
 		for _, cl := range closers {
@@ -257,7 +257,7 @@ func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec po
 	if completed.IsZero() {
 		completed = s.d.Clock.Now()
 	}
-	ev := dsigning.Evidence{
+	ev := signing.Evidence{
 		FirmName: s.d.Evidence.FirmName, ContractUUID: c.UUID, ContractName: c.Name,
 		SubmissionID: rec.SubmissionID, CompletedAt: completed, Signers: rec.Signers,
 	}
@@ -270,14 +270,14 @@ func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec po
 		d, err := s.d.Signing.DocumentByID(ctx, id)
 		if domain.ErrorCode(err) == domain.ENOTFOUND {
 			// Removed after signing began: the certificate says so.
-			ev.Documents = append(ev.Documents, dsigning.EvidenceDocument{FileName: "document " + idStr + " (removed)", SHA256: "-"})
+			ev.Documents = append(ev.Documents, signing.EvidenceDocument{FileName: "document " + idStr + " (removed)", SHA256: "-"})
 			continue
 		}
 		if err != nil {
 			return ev, nil, closeAll, fmt.Errorf("document %d: %w", id, err)
 		}
 		isPDF := d.ContentType == contract.ContentTypePDF
-		ev.Documents = append(ev.Documents, dsigning.EvidenceDocument{FileName: d.FileName, ContentType: d.ContentType,
+		ev.Documents = append(ev.Documents, signing.EvidenceDocument{FileName: d.FileName, ContentType: d.ContentType,
 			Size: d.Size, SHA256: d.SHA256, PDF: isPDF})
 		if !isPDF {
 			continue
@@ -298,14 +298,14 @@ func (s *Service) evidenceInput(ctx context.Context, c contract.Contract, rec po
 		if h.Details != "" {
 			text += ": " + h.Details
 		}
-		ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: h.At, Text: text + " (" + h.ActorName + ")"})
+		ev.Events = append(ev.Events, signing.EvidenceEvent{At: h.At, Text: text + " (" + h.ActorName + ")"})
 	}
 	for _, p := range rec.Signers {
 		if p.SentAt != nil {
-			ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: *p.SentAt, Text: "invitation emailed to " + p.Email})
+			ev.Events = append(ev.Events, signing.EvidenceEvent{At: *p.SentAt, Text: "invitation emailed to " + p.Email})
 		}
 		if p.OpenedAt != nil {
-			ev.Events = append(ev.Events, dsigning.EvidenceEvent{At: *p.OpenedAt, Text: p.Email + " opened the signing page"})
+			ev.Events = append(ev.Events, signing.EvidenceEvent{At: *p.OpenedAt, Text: p.Email + " opened the signing page"})
 		}
 	}
 	sort.SliceStable(ev.Events, func(i, j int) bool { return ev.Events[i].At.Before(ev.Events[j].At) })

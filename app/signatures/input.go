@@ -1,4 +1,4 @@
-package signing
+package signatures
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"counsel/domain"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/ports"
 )
 
@@ -17,7 +17,7 @@ import (
 // own ("Signer N" where none is given, N counting from 1), since both
 // providers match submitters to template roles by name. Field errors are
 // keyed field[i].name.
-func checkSubmitters(field string, in []ports.SigningSubmitter, f domain.FieldErrors) []dsigning.NewSubmitter {
+func checkSubmitters(field string, in []ports.SigningSubmitter, f domain.FieldErrors) []signing.NewSubmitter {
 	switch {
 	case len(in) == 0:
 		f.Add(field, "at least one submitter is required")
@@ -26,11 +26,11 @@ func checkSubmitters(field string, in []ports.SigningSubmitter, f domain.FieldEr
 		f.Add(field, fmt.Sprintf("at most %d submitters", maxSubmitters))
 		return nil
 	}
-	out := make([]dsigning.NewSubmitter, len(in))
+	out := make([]signing.NewSubmitter, len(in))
 	emails, roles := map[string]bool{}, map[string]bool{}
 	for i, s := range in {
 		key := func(name string) string { return fmt.Sprintf("%s[%d].%s", field, i, name) }
-		n := dsigning.NewSubmitter{
+		n := signing.NewSubmitter{
 			Name:  strings.Join(strings.Fields(s.Name), " "),
 			Email: strings.TrimSpace(s.Email),
 			Phone: strings.TrimSpace(s.Phone),
@@ -115,8 +115,8 @@ func normalizePhone(phone string) (string, bool) {
 func checkOrder(order string, f domain.FieldErrors) string {
 	switch o := strings.ToLower(strings.TrimSpace(order)); o {
 	case "":
-		return dsigning.OrderPreserved
-	case dsigning.OrderPreserved, dsigning.OrderRandom:
+		return signing.OrderPreserved
+	case signing.OrderPreserved, signing.OrderRandom:
 		return o
 	}
 	f.Add("order", `order must be "preserved" or "random"`)
@@ -126,7 +126,7 @@ func checkOrder(order string, f domain.FieldErrors) string {
 // checkMessage checks the invitation message: DocuSeal requires a body
 // whenever a message is sent, so a subject without a body is refused
 // with either provider.
-func checkMessage(m dsigning.Message, f domain.FieldErrors) {
+func checkMessage(m signing.Message, f domain.FieldErrors) {
 	if strings.TrimSpace(m.Subject) != "" && strings.TrimSpace(m.Body) == "" {
 		f.Add("message.body", "a message with a subject needs a body")
 	}

@@ -1,4 +1,4 @@
-package http
+package pages
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func newSignEnv(t *testing.T) *signEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.h = checked(t, Services{Accounts: stubAccounts{}, SigningPages: e.p}, Options{Now: e.clock})
+	e.h = checked(t, Services{SigningPages: e.p}, Options{}, e.clock)
 	return e
 }
 
@@ -376,7 +376,7 @@ func TestSignNotFoundPagesAreIdentical(t *testing.T) {
 	is.Equal(r.status, 404)        // signing twice
 	is.Equal(r.body, unknown.body) // the same page
 
-	off := checked(t, Services{Accounts: stubAccounts{}}, Options{})
+	off := checked(t, Services{}, Options{}, nil)
 	for _, m := range []string{"GET /sign/x", "POST /sign/x/sign", "POST /sign/x/decline", "GET /sign/x/documents/1"} {
 		method, target, _ := strings.Cut(m, " ")
 		rec := httptest.NewRecorder()

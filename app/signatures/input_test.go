@@ -1,4 +1,4 @@
-package signing
+package signatures
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/domain"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/ports"
 )
 
@@ -64,17 +64,17 @@ func TestCheckInput(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		subs  []ports.SigningSubmitter
-		msg   dsigning.Message
+		msg   signing.Message
 		field string // "" when valid
 	}{
-		{"valid", []ports.SigningSubmitter{{Email: "a@client.example", Phone: "+61 400 000 001"}}, dsigning.Message{Subject: "S", Body: "B"}, ""},
-		{"a body alone", []ports.SigningSubmitter{{Email: "a@client.example"}}, dsigning.Message{Body: "B"}, ""},
-		{"a subject alone", []ports.SigningSubmitter{{Email: "a@client.example"}}, dsigning.Message{Subject: "S"}, "message.body"},
-		{"a blank body", []ports.SigningSubmitter{{Email: "a@client.example"}}, dsigning.Message{Subject: "S", Body: "  "}, "message.body"},
-		{"a bad phone", []ports.SigningSubmitter{{Email: "a@client.example"}, {Email: "b@client.example", Phone: "555-0100"}}, dsigning.Message{}, "x[1].phone"},
-		{"an address without a top-level domain", []ports.SigningSubmitter{{Email: "a@client"}}, dsigning.Message{}, "x[0].email"},
-		{"a one-letter top-level domain", []ports.SigningSubmitter{{Email: "a@client.x"}}, dsigning.Message{}, "x[0].email"},
-		{"an address with non-ASCII", []ports.SigningSubmitter{{Email: "zoë@client.example"}}, dsigning.Message{}, "x[0].email"},
+		{"valid", []ports.SigningSubmitter{{Email: "a@client.example", Phone: "+61 400 000 001"}}, signing.Message{Subject: "S", Body: "B"}, ""},
+		{"a body alone", []ports.SigningSubmitter{{Email: "a@client.example"}}, signing.Message{Body: "B"}, ""},
+		{"a subject alone", []ports.SigningSubmitter{{Email: "a@client.example"}}, signing.Message{Subject: "S"}, "message.body"},
+		{"a blank body", []ports.SigningSubmitter{{Email: "a@client.example"}}, signing.Message{Subject: "S", Body: "  "}, "message.body"},
+		{"a bad phone", []ports.SigningSubmitter{{Email: "a@client.example"}, {Email: "b@client.example", Phone: "555-0100"}}, signing.Message{}, "x[1].phone"},
+		{"an address without a top-level domain", []ports.SigningSubmitter{{Email: "a@client"}}, signing.Message{}, "x[0].email"},
+		{"a one-letter top-level domain", []ports.SigningSubmitter{{Email: "a@client.x"}}, signing.Message{}, "x[0].email"},
+		{"an address with non-ASCII", []ports.SigningSubmitter{{Email: "zoë@client.example"}}, signing.Message{}, "x[0].email"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -1,4 +1,4 @@
-package signing
+package signatures
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/ports"
 )
 
@@ -36,7 +36,7 @@ func linkable(s contract.Status) bool {
 // (the providers take one setting per submission): email goes out when
 // the request asks for it and some submitter has not turned it off; SMS
 // when the request or any submitter asks for it.
-func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in ports.CreateSubmissionsInput) ([]dsigning.Submission, error) {
+func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in ports.CreateSubmissionsInput) ([]signing.Submission, error) {
 	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 	case len(in.Submissions) > maxSubmissions:
 		f.Add("submission", fmt.Sprintf("at most %d submissions", maxSubmissions))
 	}
-	requests := make([]dsigning.NewSubmission, 0, len(in.Submissions))
+	requests := make([]signing.NewSubmission, 0, len(in.Submissions))
 	order := checkOrder(in.Order, f)
 	for i, item := range in.Submissions {
 		subs := checkSubmitters(fmt.Sprintf("submission[%d].submitters", i), item, f)
@@ -61,7 +61,7 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 			email = email || sub.SendEmail == nil || *sub.SendEmail
 			sms = sms || (sub.SendSMS != nil && *sub.SendSMS)
 		}
-		requests = append(requests, dsigning.NewSubmission{TemplateID: templateID, Submitters: subs,
+		requests = append(requests, signing.NewSubmission{TemplateID: templateID, Submitters: subs,
 			SendEmail: in.SendEmail && email, SendSMS: sms, Order: order})
 	}
 	if err := f.Err(); err != nil {
@@ -75,7 +75,7 @@ func (s *Service) CreateSubmissions(ctx context.Context, contractID int64, in po
 	if !c.IsDigital() && !linkable(c.Status) {
 		return nil, domain.Errorf(domain.ECONFLICT, "cannot link a contract that is %s to signing: only Draft, ContractDesign, Declined or WaitingForClientSignature contracts can be", c.Status)
 	}
-	var created []dsigning.Submission
+	var created []signing.Submission
 	for i, req := range requests {
 		req.Name = c.Name
 		got, err := s.d.Provider.CreateSubmission(ctx, req)
@@ -142,7 +142,7 @@ func prefixFields(err error, prefix string) error {
 	return &domain.Error{Code: de.Code, Message: de.Message, Fields: fields, Err: de.Err}
 }
 
-func submissionIDs(subs []dsigning.Submission) string {
+func submissionIDs(subs []signing.Submission) string {
 	ids := make([]string, len(subs))
 	for i, s := range subs {
 		ids[i] = s.ID

@@ -1,4 +1,4 @@
-package signing
+package signatures
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"counsel/domain"
 	"counsel/domain/contract"
 	"counsel/domain/mail"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/ports"
 )
 
@@ -28,7 +28,7 @@ type report struct {
 
 // interpret reads an event; ok is false for a kind this service does not
 // act on.
-func interpret(e dsigning.Event) (r report, ok bool) {
+func interpret(e signing.Event) (r report, ok bool) {
 	who := strings.TrimSpace(e.SubmitterEmail)
 	if who == "" {
 		who = "a signer"
@@ -36,13 +36,13 @@ func interpret(e dsigning.Event) (r report, ok bool) {
 	sub := fmt.Sprintf("(submission %s)", e.SubmissionID)
 	email := strings.ToLower(strings.TrimSpace(e.SubmitterEmail))
 	switch e.Kind {
-	case dsigning.EventSubmitterCompleted:
+	case signing.EventSubmitterCompleted:
 		r = report{key: "completed:" + email, signer: true, details: fmt.Sprintf("%s signed %s", who, sub)}
 		if e.AllCompleted {
 			r.target = contract.Signed
 			r.details = fmt.Sprintf("%s signed; every party has signed %s", who, sub)
 		}
-	case dsigning.EventSubmitterDeclined:
+	case signing.EventSubmitterDeclined:
 		reason := strings.Join(strings.Fields(e.Reason), " ")
 		if reason == "" {
 			reason = "no reason given"
@@ -52,10 +52,10 @@ func interpret(e dsigning.Event) (r report, ok bool) {
 		}
 		r = report{key: "declined:" + email, target: contract.Declined, signer: true,
 			details: fmt.Sprintf("%s declined %s: %s", who, sub, reason)}
-	case dsigning.EventSubmissionCompleted:
-		r = report{key: dsigning.EventSubmissionCompleted, target: contract.Signed, details: "every party has signed " + sub}
-	case dsigning.EventSubmissionExpired:
-		r = report{key: dsigning.EventSubmissionExpired, target: contract.Expired, details: "the submission expired " + sub}
+	case signing.EventSubmissionCompleted:
+		r = report{key: signing.EventSubmissionCompleted, target: contract.Signed, details: "every party has signed " + sub}
+	case signing.EventSubmissionExpired:
+		r = report{key: signing.EventSubmissionExpired, target: contract.Expired, details: "the submission expired " + sub}
 	default:
 		return r, false
 	}
@@ -77,7 +77,7 @@ func interpret(e dsigning.Event) (r report, ok bool) {
 //
 // It is the EventSink of the embedded signer, called after the signer's
 // own commit, and must not be called inside a write transaction.
-func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error {
+func (s *Service) ApplySigningEvent(ctx context.Context, e signing.Event) error {
 	r, ok := interpret(e)
 	if !ok || strings.TrimSpace(e.SubmissionID) == "" {
 		s.d.Logger.InfoContext(ctx, "signing event ignored", "kind", e.Kind, "submission", e.SubmissionID)
@@ -116,7 +116,7 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 	default:
 		s.d.Logger.InfoContext(ctx, "signing event applied", "kind", e.Kind, "submission", e.SubmissionID, "contract", c.ID, "status", c.Status)
 	}
-	if e.Kind == dsigning.EventSubmissionCompleted && s.d.Evidence.Source != nil {
+	if e.Kind == signing.EventSubmissionCompleted && s.d.Evidence.Source != nil {
 		// In the flow that made the contract Signed; a failure is
 		// retried by ProduceEvidence with backoff, as the submission stays
 		// pending, until its attempts run out.
@@ -131,7 +131,7 @@ func (s *Service) ApplySigningEvent(ctx context.Context, e dsigning.Event) error
 // its signing (docs/decisions.md §16): declined (with the signer and the
 // reason), expired, or signed by every party; ok is false for any other
 // status, and for an owner unknown, inactive or without an email.
-func (s *Service) ownerNotice(ctx context.Context, c contract.Contract, e dsigning.Event) (ports.Mail, bool) {
+func (s *Service) ownerNotice(ctx context.Context, c contract.Contract, e signing.Event) (ports.Mail, bool) {
 	var o mail.Outcome
 	switch c.Status {
 	case contract.Declined:

@@ -1,4 +1,4 @@
-// Package signing is the digital-signing use case of contracts: sending a
+// Package signatures is the digital-signing use case of contracts: sending a
 // contract's documents to its signers through the configured signing
 // provider (the embedded signer or DocuSeal), reading the provider's
 // template and submissions, form-builder tokens, and applying what the
@@ -14,7 +14,7 @@
 // ApplySigningEvent is the one entry of provider events, whichever way
 // they arrive. Each event is recorded with its contract in the same
 // transaction that applies it, so a repeated delivery is a no-op.
-package signing
+package signatures
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 	"counsel/domain"
 	"counsel/domain/account"
 	"counsel/domain/contract"
-	dsigning "counsel/domain/signing"
+	"counsel/domain/signing"
 	"counsel/domain/user"
 	"counsel/ports"
 )
@@ -118,10 +118,10 @@ const (
 )
 
 // SubmitForSigning implements ports.SigningService.
-func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in ports.SubmitForSigningInput) (dsigning.Submission, error) {
+func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in ports.SubmitForSigningInput) (signing.Submission, error) {
 	p, err := account.Require(ctx, account.ContractEdit)
 	if err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 	now := s.d.Clock.Now()
 	f := domain.FieldErrors{}
@@ -142,19 +142,19 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 		f.Add("expireAt", "expireAt must be in the future")
 	}
 	if err := f.Err(); err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 
 	c, err := s.d.Contracts.Contract(ctx, contractID)
 	if err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 	if err := contract.CheckSubmitForSigning(c.Status); err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 	docs, err := s.contractDocuments(ctx, contractID, docIDs)
 	if err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 	roles := make([]string, len(subs))
 	for i, sub := range subs {
@@ -162,17 +162,17 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 	}
 	tpl, err := s.template(ctx, c, docs, roles)
 	if err != nil {
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
-	created, err := s.d.Provider.CreateSubmission(ctx, dsigning.NewSubmission{
+	created, err := s.d.Provider.CreateSubmission(ctx, signing.NewSubmission{
 		TemplateID: tpl.ID, Submitters: subs, SendEmail: in.SendEmail, SendSMS: in.SendSMS, Order: order,
 		Message: in.Message, ExpireAt: in.ExpireAt, Name: c.Name,
 	})
 	if err != nil {
-		return dsigning.Submission{}, providerError(err, "")
+		return signing.Submission{}, providerError(err, "")
 	}
 	if len(created) == 0 {
-		return dsigning.Submission{}, domain.Errorf(domain.EUPSTREAM, "the signing provider created no submission")
+		return signing.Submission{}, domain.Errorf(domain.EUPSTREAM, "the signing provider created no submission")
 	}
 	s.keepLinks(ctx, contractID, created)
 	sub := created[0]
@@ -192,7 +192,7 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "signing submission created at the provider but not linked to its contract",
 			"contract", contractID, "template", tpl.ID, "submission", sub.ID, "err", err)
-		return dsigning.Submission{}, err
+		return signing.Submission{}, err
 	}
 	return sub, nil
 }
@@ -209,14 +209,14 @@ func (s *Service) SubmitForSigning(ctx context.Context, contractID int64, in por
 // Community Edition). DocuSeal updates in place the template whose
 // external_id (the contract's UUID) it already has, so a rebuilt template
 // usually keeps its id. The digest of a built template is recorded.
-func (s *Service) template(ctx context.Context, c contract.Contract, docs []contract.Document, roles []string) (dsigning.Template, error) {
+func (s *Service) template(ctx context.Context, c contract.Contract, docs []contract.Document, roles []string) (signing.Template, error) {
 	digest := documentsDigest(docs)
 	if c.DigitalContractID != "" {
 		t, err := s.d.Provider.GetTemplate(ctx, c.DigitalContractID)
 		same := false
 		if err == nil {
 			if same, err = s.sameTemplateDocuments(ctx, c, t, docs, digest); err != nil {
-				return dsigning.Template{}, err
+				return signing.Template{}, err
 			}
 		}
 		switch {
@@ -229,21 +229,21 @@ func (s *Service) template(ctx context.Context, c contract.Contract, docs []cont
 			s.d.Logger.WarnContext(ctx, "the contract's signing template is gone at the provider; building a new one",
 				"contract", c.ID, "template", c.DigitalContractID)
 		default:
-			return dsigning.Template{}, providerError(err, "")
+			return signing.Template{}, providerError(err, "")
 		}
 	}
-	nt := dsigning.NewTemplate{Name: c.Name, ExternalID: c.UUID, Roles: roles}
+	nt := signing.NewTemplate{Name: c.Name, ExternalID: c.UUID, Roles: roles}
 	total := int64(0)
 	for _, d := range docs {
-		doc := dsigning.Document{ID: strconv.FormatInt(d.ID, 10), FileName: d.FileName, ContentType: d.ContentType}
+		doc := signing.Document{ID: strconv.FormatInt(d.ID, 10), FileName: d.FileName, ContentType: d.ContentType}
 		if !s.d.DocumentsByReference {
 			if total += d.Size; total > maxTemplateBytes {
-				return dsigning.Template{}, domain.Invalid(map[string][]string{"documentIds": {
+				return signing.Template{}, domain.Invalid(map[string][]string{"documentIds": {
 					fmt.Sprintf("the documents to sign are larger than %d MiB together", maxTemplateBytes>>20)}})
 			}
 			b, err := s.readDocument(ctx, d)
 			if err != nil {
-				return dsigning.Template{}, err
+				return signing.Template{}, err
 			}
 			doc.Content = b
 		}
@@ -251,11 +251,11 @@ func (s *Service) template(ctx context.Context, c contract.Contract, docs []cont
 	}
 	t, err := s.d.Provider.CreateTemplate(ctx, nt)
 	if err != nil {
-		return dsigning.Template{}, providerError(err, "")
+		return signing.Template{}, providerError(err, "")
 	}
 	if !s.d.DocumentsByReference {
 		if err := s.d.Signing.SetTemplateDigest(ctx, t.ID, digest); err != nil {
-			return dsigning.Template{}, fmt.Errorf("record the documents of signing template %s: %w", t.ID, err)
+			return signing.Template{}, fmt.Errorf("record the documents of signing template %s: %w", t.ID, err)
 		}
 	}
 	return t, nil
@@ -263,7 +263,7 @@ func (s *Service) template(ctx context.Context, c contract.Contract, docs []cont
 
 // sameTemplateDocuments tells whether template t (the contract's) was
 // built from exactly docs; see template.
-func (s *Service) sameTemplateDocuments(ctx context.Context, c contract.Contract, t dsigning.Template, docs []contract.Document, digest string) (bool, error) {
+func (s *Service) sameTemplateDocuments(ctx context.Context, c contract.Contract, t signing.Template, docs []contract.Document, digest string) (bool, error) {
 	if s.d.DocumentsByReference {
 		return sameDocuments(t, docs), nil
 	}
@@ -300,7 +300,7 @@ func linkLabel(submissionID, submitterID string) string {
 // keepLinks seals and records the signing links of created submissions
 // when the provider gives them only once. A failure is logged: the
 // submissions exist and the links went out in this answer.
-func (s *Service) keepLinks(ctx context.Context, contractID int64, subs []dsigning.Submission) {
+func (s *Service) keepLinks(ctx context.Context, contractID int64, subs []signing.Submission) {
 	if s.d.Links == nil {
 		return
 	}
@@ -329,7 +329,7 @@ func (s *Service) keepLinks(ctx context.Context, contractID int64, subs []dsigni
 // restoreLinks fills in the signing links the provider no longer returns
 // from those recorded when the submissions were created. A link that does
 // not open (another key, altered) stays empty and is logged.
-func (s *Service) restoreLinks(ctx context.Context, subs []dsigning.Submission) {
+func (s *Service) restoreLinks(ctx context.Context, subs []signing.Submission) {
 	if s.d.Links == nil {
 		return
 	}
@@ -363,7 +363,7 @@ func (s *Service) restoreLinks(ctx context.Context, subs []dsigning.Submission) 
 }
 
 // sameDocuments reports whether template t holds exactly docs.
-func sameDocuments(t dsigning.Template, docs []contract.Document) bool {
+func sameDocuments(t signing.Template, docs []contract.Document) bool {
 	if len(t.Documents) != len(docs) {
 		return false
 	}
@@ -437,18 +437,18 @@ func (s *Service) OpenDocument(ctx context.Context, documentID string) (io.ReadC
 }
 
 // Template implements ports.SigningService.
-func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Template, error) {
+func (s *Service) Template(ctx context.Context, contractID int64) (signing.Template, error) {
 	p, err := account.Require(ctx, account.ContractView)
 	if err != nil {
-		return dsigning.Template{}, err
+		return signing.Template{}, err
 	}
 	c, err := s.digital(ctx, contractID)
 	if err != nil {
-		return dsigning.Template{}, err
+		return signing.Template{}, err
 	}
 	t, err := s.d.Provider.GetTemplate(ctx, c.DigitalContractID)
 	if err != nil {
-		return dsigning.Template{}, providerError(err, fmt.Sprintf("the signing template %s of contract %d no longer exists at the signing provider", c.DigitalContractID, c.ID))
+		return signing.Template{}, providerError(err, fmt.Sprintf("the signing template %s of contract %d no longer exists at the signing provider", c.DigitalContractID, c.ID))
 	}
 	if !p.Can(account.ContractEdit) {
 		// At DocuSeal the slug opens a form anyone can sign: it lets a
@@ -462,7 +462,7 @@ func (s *Service) Template(ctx context.Context, contractID int64) (dsigning.Temp
 // for signatures, an outcome of its submission that the contract has not
 // seen (a lost webhook) is applied through ApplySigningEvent; a failure to
 // do so is logged and does not fail the read.
-func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning.Submission, error) {
+func (s *Service) Submissions(ctx context.Context, contractID int64) ([]signing.Submission, error) {
 	p, err := account.Require(ctx, account.ContractView)
 	if err != nil {
 		return nil, err
@@ -489,7 +489,7 @@ func (s *Service) Submissions(ctx context.Context, contractID int64) ([]dsigning
 // withoutSignerLinks blanks every signer's link: with it a person signs
 // in the signer's place, so only ContractEdit sees it (docs/decisions.md §12).
 // The submitters and their statuses stay.
-func withoutSignerLinks(subs []dsigning.Submission) {
+func withoutSignerLinks(subs []signing.Submission) {
 	for i := range subs {
 		for j := range subs[i].Submitters {
 			subs[i].Submitters[j].EmbedSrc = ""
@@ -499,8 +499,8 @@ func withoutSignerLinks(subs []dsigning.Submission) {
 
 // reconcile applies the outcome of c's submission, found in subs or read
 // from the provider, when it is over.
-func (s *Service) reconcile(ctx context.Context, c contract.Contract, subs []dsigning.Submission) {
-	var sub *dsigning.Submission
+func (s *Service) reconcile(ctx context.Context, c contract.Contract, subs []signing.Submission) {
+	var sub *signing.Submission
 	for i := range subs {
 		if subs[i].ID == c.DigitalContractSubmissionID {
 			sub = &subs[i]
@@ -527,8 +527,8 @@ func (s *Service) reconcile(ctx context.Context, c contract.Contract, subs []dsi
 // EventSubmitterCompleted per signer who signed (in signing order), then
 // EventSubmissionCompleted, the decliners' EventSubmitterDeclined, or
 // EventSubmissionExpired. A pending submission has none.
-func OutcomeEvents(sub dsigning.Submission, now time.Time) []dsigning.Event {
-	if sub.Status == dsigning.SubmissionPending || sub.Status == "" {
+func OutcomeEvents(sub signing.Submission, now time.Time) []signing.Event {
+	if sub.Status == signing.SubmissionPending || sub.Status == "" {
 		return nil
 	}
 	at := func(t *time.Time) time.Time {
@@ -537,25 +537,25 @@ func OutcomeEvents(sub dsigning.Submission, now time.Time) []dsigning.Event {
 		}
 		return now
 	}
-	var out []dsigning.Event
+	var out []signing.Event
 	for _, p := range sub.Submitters {
-		if p.Status == dsigning.SubmitterCompleted {
-			out = append(out, dsigning.Event{Kind: dsigning.EventSubmitterCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
+		if p.Status == signing.SubmitterCompleted {
+			out = append(out, signing.Event{Kind: signing.EventSubmitterCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
 				SubmitterEmail: p.Email, At: at(p.CompletedAt)})
 		}
 	}
 	switch sub.Status {
-	case dsigning.SubmissionCompleted:
-		out = append(out, dsigning.Event{Kind: dsigning.EventSubmissionCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: at(sub.CompletedAt)})
-	case dsigning.SubmissionDeclined:
+	case signing.SubmissionCompleted:
+		out = append(out, signing.Event{Kind: signing.EventSubmissionCompleted, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: at(sub.CompletedAt)})
+	case signing.SubmissionDeclined:
 		for _, p := range sub.Submitters {
-			if p.Status == dsigning.SubmitterDeclined {
-				out = append(out, dsigning.Event{Kind: dsigning.EventSubmitterDeclined, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
+			if p.Status == signing.SubmitterDeclined {
+				out = append(out, signing.Event{Kind: signing.EventSubmitterDeclined, SubmissionID: sub.ID, TemplateID: sub.TemplateID,
 					SubmitterEmail: p.Email, Reason: p.DeclineReason, At: at(p.DeclinedAt)})
 			}
 		}
-	case dsigning.SubmissionExpired:
-		out = append(out, dsigning.Event{Kind: dsigning.EventSubmissionExpired, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: now})
+	case signing.SubmissionExpired:
+		out = append(out, signing.Event{Kind: signing.EventSubmissionExpired, SubmissionID: sub.ID, TemplateID: sub.TemplateID, At: now})
 	}
 	return out
 }
@@ -586,7 +586,7 @@ func (s *Service) BuilderToken(ctx context.Context, contractID int64) (string, e
 	if err != nil {
 		return "", fmt.Errorf("form-builder token: caller %d: %w", p.UserID, err)
 	}
-	tok, err := s.d.Provider.BuilderToken(ctx, dsigning.BuilderTokenRequest{
+	tok, err := s.d.Provider.BuilderToken(ctx, signing.BuilderTokenRequest{
 		IntegrationEmail: u.Email, Name: c.Name, ExternalID: c.UUID, TemplateID: c.DigitalContractID,
 		ExpiresAt: s.d.Clock.Now().Add(builderTokenTTL),
 	})
@@ -640,7 +640,7 @@ func uniqueIDs(ids []int64) []int64 {
 	return out
 }
 
-func submitterList(subs []dsigning.NewSubmitter) string {
+func submitterList(subs []signing.NewSubmitter) string {
 	parts := make([]string, len(subs))
 	for i, s := range subs {
 		who := s.Email
