@@ -8,7 +8,6 @@ import (
 	"github.com/matryer/is"
 
 	"counsel/adapters/postgres/pgtest"
-	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
 
@@ -61,13 +60,8 @@ func TestAPIKeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.APIKeyStore(t, func(t *testing.T) porttest.APIKeyStores {
 		db := openDB(t)
-		accounts := db.Stores().Accounts
-		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
-			t.Fatal(err)
-		}
-		users := db.Stores().Users
-		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts, Users: users,
-			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
+		st := db.Stores()
+		return porttest.APIKeyStores{Keys: st.APIKeys, Accounts: st.Accounts, Users: st.Users}
 	})
 }
 
@@ -76,11 +70,8 @@ func TestPasskeyStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.PasskeyStore(t, func(t *testing.T) porttest.PasskeyStores {
 		db := openDB(t)
-		accounts := db.Stores().Accounts
-		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
-			t.Fatal(err)
-		}
-		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts, Users: db.Stores().Users}
+		st := db.Stores()
+		return porttest.PasskeyStores{Passkeys: st.Passkeys, Accounts: st.Accounts, Users: st.Users}
 	})
 }
 
@@ -89,10 +80,7 @@ func TestTOTPStorePort(t *testing.T) {
 	pgtest.Skip(t)
 	porttest.TOTPStore(t, func(t *testing.T) porttest.TOTPStores {
 		db := openDB(t)
-		accounts := db.Stores().Accounts
-		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
-			t.Fatal(err)
-		}
-		return porttest.TOTPStores{TOTP: db.Stores().TOTP, Accounts: accounts, Users: db.Stores().Users}
+		st := db.Stores()
+		return porttest.TOTPStores{TOTP: st.TOTP, Accounts: st.Accounts, Users: st.Users}
 	})
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"counsel/adapters/sqlite"
-	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
 
@@ -19,12 +17,7 @@ func TestAPIKeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		accounts := db.Stores().Accounts
-		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
-			t.Fatal(err)
-		}
-		users := db.Stores().Users
-		return porttest.APIKeyStores{Keys: db.Stores().APIKeys, Accounts: accounts, Users: users,
-			DeleteUser: func(ctx context.Context, id int64) error { return users.DeleteUser(ctx, id, time.Now(), nil) }}
+		st := db.Stores()
+		return porttest.APIKeyStores{Keys: st.APIKeys, Accounts: st.Accounts, Users: st.Users}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"counsel/adapters/sqlite"
-	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
 
@@ -18,10 +17,7 @@ func TestPasskeyStorePort(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		accounts := db.Stores().Accounts
-		if _, err := accounts.Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
-			t.Fatal(err)
-		}
-		return porttest.PasskeyStores{Passkeys: db.Stores().Passkeys, Accounts: accounts, Users: db.Stores().Users}
+		st := db.Stores()
+		return porttest.PasskeyStores{Passkeys: st.Passkeys, Accounts: st.Accounts, Users: st.Users}
 	})
 }

@@ -21,13 +21,12 @@ type APIKeyStores struct {
 	Keys     ports.APIKeyStore
 	Accounts ports.AccountStore
 	Users    ports.UserStore
-	// DeleteUser soft-deletes a user (the user store's DeleteUser).
-	DeleteUser func(ctx context.Context, id int64) error
 }
 
 // APIKeyStore runs the acceptance suite of ports.APIKeyStore. newStores
-// is called once per case with a fresh, bootstrapped database.
+// is called once per case with a fresh database (the suite adds its first administrator).
 func APIKeyStore(t *testing.T, newStores func(t *testing.T) APIKeyStores) {
+	newStores = bootstrapped(newStores, func(s APIKeyStores) ports.AccountStore { return s.Accounts })
 	ctx := context.Background()
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	newUser := func(t *testing.T, s APIKeyStores, email string) int64 {
@@ -88,7 +87,7 @@ func APIKeyStore(t *testing.T, newStores func(t *testing.T) APIKeyStores) {
 		is.NoErr(err)
 		_, err = s.Keys.CreateAPIKey(ctx, key(uid, 1, t0), 10)
 		is.True(err != nil) // the hash is unique
-		is.NoErr(s.DeleteUser(ctx, uid))
+		is.NoErr(s.Users.DeleteUser(ctx, uid, time.Now(), nil))
 		_, err = s.Keys.CreateAPIKey(ctx, key(uid, 2, t0), 10)
 		is.Equal(domain.ErrorCode(err), domain.ENOTFOUND)
 	})
@@ -164,4 +163,17 @@ func APIKeyStore(t *testing.T, newStores func(t *testing.T) APIKeyStores) {
 		is.True(lastUsed().Equal(t0.Add(61 * time.Second)))
 		is.NoErr(s.Keys.TouchAPIKey(ctx, id+100, t0)) // unknown: no error
 	})
+}
+
+// bootstrapped wraps newStores so that each case's database has its first
+// administrator (user 1, admin@example.com), as the suites expect.
+func bootstrapped[S any](newStores func(*testing.T) S, accounts func(S) ports.AccountStore) func(*testing.T) S {
+	return func(t *testing.T) S {
+		t.Helper()
+		s := newStores(t)
+		if _, err := accounts(s).Bootstrap(context.Background(), account.NewUser{Email: "admin@example.com", PasswordHash: "h"}); err != nil {
+			t.Fatalf("bootstrap: %v", err)
+		}
+		return s
+	}
 }

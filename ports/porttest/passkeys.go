@@ -22,8 +22,9 @@ type PasskeyStores struct {
 }
 
 // PasskeyStore runs the acceptance suite of ports.PasskeyStore. newStores
-// is called once per case with a fresh, bootstrapped database.
+// is called once per case with a fresh database (the suite adds its first administrator).
 func PasskeyStore(t *testing.T, newStores func(t *testing.T) PasskeyStores) {
+	newStores = bootstrapped(newStores, func(s PasskeyStores) ports.AccountStore { return s.Accounts })
 	ctx := context.Background()
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	newUser := func(t *testing.T, s PasskeyStores, email string) int64 {

@@ -24,9 +24,10 @@ type TOTPStores struct {
 }
 
 // TOTPStore runs the acceptance suite of ports.TOTPStore. newStores is
-// called once per case with a fresh, bootstrapped database. Recovery
+// called once per case with a fresh database (the suite adds its first administrator). Recovery
 // hashes are 32 bytes (HMAC-SHA256), as the vault makes them.
 func TOTPStore(t *testing.T, newStores func(t *testing.T) TOTPStores) {
+	newStores = bootstrapped(newStores, func(s TOTPStores) ports.AccountStore { return s.Accounts })
 	ctx := context.Background()
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	hash := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
