@@ -50,10 +50,7 @@ func (r userRows) ListUsers(ctx context.Context, f user.Filter) ([]user.User, in
 		out, err = sqlrow.ScanUsers(dialect{}, rows)
 		return err
 	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list users: %w", err)
-	}
-	return out, count, nil
+	return out, count, err
 }
 
 // LoadProfile implements sqlrow.ProfileReader: a user, office, latest

@@ -58,10 +58,7 @@ func (r userRows) ListUsers(ctx context.Context, f user.Filter) ([]user.User, in
 		}
 		return tx.QueryRowContext(ctx, `SELECT count(*) FROM `+from+` WHERE `+where, args...).Scan(&count)
 	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("list users: %w", err)
-	}
-	return out, count, nil
+	return out, count, err
 }
 
 // LoadProfile implements sqlrow.ProfileReader: a user, office, latest

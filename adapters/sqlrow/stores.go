@@ -2,6 +2,7 @@ package sqlrow
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"counsel/domain/account"
@@ -161,7 +162,11 @@ func NewUsers(e Engine, rows UserRows, cache *ProfileCache) *Users {
 
 // Users implements ports.UserStore.
 func (s *Users) Users(ctx context.Context, f user.Filter) ([]user.User, int64, error) {
-	return s.rows.ListUsers(ctx, f)
+	us, n, err := s.rows.ListUsers(ctx, f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list users: %w", err)
+	}
+	return us, n, nil
 }
 
 // Profile implements ports.UserStore: without roles from the cache (a
