@@ -118,8 +118,8 @@ func backupStores(ctx context.Context, from *Stores, dest string, o BackupOption
 
 // writeBackup writes the snapshot of from into the new file tmp.
 func writeBackup(ctx context.Context, from *Stores, tmp string, o BackupOptions) error {
-	if from.sqlite != nil {
-		return from.sqlite.Backup(ctx, tmp)
+	if from.SQLite() != nil {
+		return from.SQLite().Backup(ctx, tmp)
 	}
 	to, err := OpenStores(ctx, tmp, "")
 	if err != nil {
@@ -344,11 +344,11 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return err
 	}
 	snap.close()
-	if to.pg != nil {
-		if err := to.pg.Analyze(ctx); err != nil {
+	if to.Postgres() != nil {
+		if err := to.Postgres().Analyze(ctx); err != nil {
 			return err
 		}
-	} else if err := to.sqlite.Analyze(ctx); err != nil {
+	} else if err := to.SQLite().Analyze(ctx); err != nil {
 		return err
 	}
 	if err := verifyTarget(ctx, to, to.Blobs, counts, o.Progress); err != nil {

@@ -166,13 +166,13 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	if err != nil {
 		return err
 	}
-	if to.pg != nil { // once, for the planner, after every table is in
-		if err := to.pg.Analyze(ctx); err != nil {
+	if to.Postgres() != nil { // once, for the planner, after every table is in
+		if err := to.Postgres().Analyze(ctx); err != nil {
 			return err
 		}
 	}
-	if to.sqlite != nil { // statistics of the data as copied, for the planner
-		if err := to.sqlite.Analyze(ctx); err != nil {
+	if to.SQLite() != nil { // statistics of the data as copied, for the planner
+		if err := to.SQLite().Analyze(ctx); err != nil {
 			return err
 		}
 	}
@@ -273,7 +273,7 @@ func asString(v any) string {
 // rowsOf streams the rows of a query on s as canonical values.
 func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any) error) error {
 	if s.Engine == "postgres" {
-		rows, err := s.pg.Pool().Query(ctx, query)
+		rows, err := s.Postgres().Pool().Query(ctx, query)
 		if err != nil {
 			return err
 		}
@@ -289,7 +289,7 @@ func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any
 		}
 		return rows.Err()
 	}
-	rows, err := s.sqlite.Read().QueryContext(ctx, query)
+	rows, err := s.SQLite().Read().QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
@@ -314,9 +314,9 @@ func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any
 func importRows(ctx context.Context, dst *Stores, table string, cs []copyCol, batch [][]any) error {
 	names, batch := engineRows(dst, table, cs, batch)
 	if dst.Engine == "postgres" {
-		return dst.pg.Import(ctx, table, names, batch)
+		return dst.Postgres().Import(ctx, table, names, batch)
 	}
-	return dst.sqlite.Import(ctx, table, names, batch)
+	return dst.SQLite().Import(ctx, table, names, batch)
 }
 
 // engineRows adds to a batch of table the columns dst keeps beside the
@@ -396,11 +396,11 @@ func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable,
 		}
 		return n, flush()
 	}
-	if to.pg == nil {
+	if to.Postgres() == nil {
 		return stream(func(batch [][]any) error { return importRows(ctx, to, t.name, t.cols, batch) })
 	}
 	var n int64
-	err = to.pg.Load(ctx, t.name, func(write func([]string, [][]any) error) error {
+	err = to.Postgres().Load(ctx, t.name, func(write func([]string, [][]any) error) error {
 		var err error
 		n, err = stream(func(batch [][]any) error { return write(engineRows(to, t.name, t.cols, batch)) })
 		return err
@@ -441,10 +441,10 @@ func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, progress io.
 		if err != nil {
 			return n, size, fmt.Errorf("document %d: %w", d.ID, err)
 		}
-		if to.pg != nil {
-			err = to.pg.ImportDocument(ctx, d, names, row, r)
+		if to.Postgres() != nil {
+			err = to.Postgres().ImportDocument(ctx, d, names, row, r)
 		} else {
-			err = to.sqlite.ImportDocument(ctx, d, names, row, r)
+			err = to.SQLite().ImportDocument(ctx, d, names, row, r)
 		}
 		r.Close()
 		if err != nil {
@@ -492,16 +492,16 @@ func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) (int
 
 // sequences returns a store's id high-water marks by table.
 func sequences(ctx context.Context, s *Stores) (map[string]int64, error) {
-	if s.pg != nil {
-		return s.pg.Sequences(ctx)
+	if s.Postgres() != nil {
+		return s.Postgres().Sequences(ctx)
 	}
-	return s.sqlite.Sequences(ctx)
+	return s.SQLite().Sequences(ctx)
 }
 
 // setSequences makes the target continue after marks.
 func setSequences(ctx context.Context, s *Stores, marks map[string]int64) error {
-	if s.pg != nil {
-		return s.pg.SetSequences(ctx, marks)
+	if s.Postgres() != nil {
+		return s.Postgres().SetSequences(ctx, marks)
 	}
-	return s.sqlite.SetSequences(ctx, marks)
+	return s.SQLite().SetSequences(ctx, marks)
 }

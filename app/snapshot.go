@@ -26,8 +26,8 @@ type snapshot struct {
 // openSnapshot begins the snapshot of s.
 func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
 	snap := &snapshot{engine: s.Engine, pgDB: s}
-	if s.pg != nil {
-		tx, err := s.pg.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if s.Postgres() != nil {
+		tx, err := s.Postgres().Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
 			return nil, fmt.Errorf("begin the snapshot: %w", err)
 		}
@@ -40,7 +40,7 @@ func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
 		}
 		return snap, nil
 	}
-	return snap, snap.beginSQLite(ctx, s.sqlite.Read())
+	return snap, snap.beginSQLite(ctx, s.SQLite().Read())
 }
 
 // fileSnapshot is the snapshot of a database file opened read-only (a
@@ -234,7 +234,7 @@ func copyInto(ctx context.Context, snap *snapshot, to *Stores, progress io.Write
 // transactional, and a mark past the snapshot's rows only skips ids.
 func (s *snapshot) sequences(ctx context.Context) (map[string]int64, error) {
 	if s.pg != nil {
-		return s.pgDB.pg.Sequences(ctx)
+		return s.pgDB.Postgres().Sequences(ctx)
 	}
 	out := map[string]int64{}
 	err := s.rows(ctx, `SELECT name, seq FROM sqlite_sequence`, 2, func(v []any) error {
