@@ -1,4 +1,4 @@
-package app
+package transfer
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/sqlite"
+	"counsel/app/stores"
 )
 
 // snapshot reads a whole Counsel database as of one moment: on PostgreSQL
@@ -19,12 +20,12 @@ import (
 type snapshot struct {
 	engine string
 	pg     pgx.Tx
-	pgDB   *Stores // the PostgreSQL source, for its sequences
+	pgDB   *stores.Stores // the PostgreSQL source, for its sequences
 	lite   *sql.Tx
 }
 
 // openSnapshot begins the snapshot of s.
-func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
+func openSnapshot(ctx context.Context, s *stores.Stores) (*snapshot, error) {
 	snap := &snapshot{engine: s.Engine, pgDB: s}
 	if s.Postgres() != nil {
 		tx, err := s.Postgres().Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
@@ -195,7 +196,7 @@ func allTables() []copyTable {
 // (each document with its bytes) and sets its id sequences past the
 // source's.
 // It returns the row count per table and the documents' bytes.
-func copyInto(ctx context.Context, snap *snapshot, to *Stores, progress io.Writer) (map[string]int64, int64, error) {
+func copyInto(ctx context.Context, snap *snapshot, to *stores.Stores, progress io.Writer) (map[string]int64, int64, error) {
 	counts := map[string]int64{}
 	for _, t := range copyTables {
 		n, err := copyTableRows(ctx, snap, to, t, progress)
