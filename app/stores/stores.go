@@ -12,6 +12,7 @@ import (
 
 	"counsel/adapters/postgres"
 	"counsel/adapters/sqlite"
+	"counsel/adapters/sqlrow"
 	"counsel/domain/contract"
 	"counsel/domain/user"
 	"counsel/ports"
@@ -140,18 +141,12 @@ func OpenWith(ctx context.Context, dsn, spool string, o sqlite.Options, now func
 		if now != nil {
 			db.Now = now
 		}
-		sh := db.Stores()
-		return &Stores{
-			Engine: "postgres", pg: db,
-			Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
-			Remunerations: sh.Remunerations, Identities: sh.Identities,
-			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
-			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
-			Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
-			OnEffects: db.OnEffects, OnChange: db.OnChange,
-			Ping: db.Ping, close: db.Close,
-			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
-		}, nil
+		s := shared(db.Stores(), spool)
+		s.Engine, s.pg = "postgres", db
+		s.Contracts = postgres.NewContractStore(db)
+		s.OnEffects, s.OnChange, s.Ping, s.close = db.OnEffects, db.OnChange, db.Ping, db.Close
+		s.Listen, s.TryLock, s.RateLimiter = db.Listen, db.TryLock, postgres.NewRateLimiter(db)
+		return s, nil
 	}
 	db, err := sqlite.OpenWith(ctx, dsn, o)
 	if err != nil {
@@ -160,17 +155,23 @@ func OpenWith(ctx context.Context, dsn, spool string, o sqlite.Options, now func
 	if now != nil {
 		db.Now = now
 	}
-	sh := db.Stores()
+	s := shared(db.Stores(), spool)
+	s.Engine, s.sqlite = "sqlite", db
+	s.Contracts = sqlite.NewContractStore(db)
+	s.OnEffects, s.OnChange, s.Ping, s.close, s.TryLock = db.OnEffects, db.OnChange, db.Ping, db.Close, db.TryLock
+	return s, nil
+}
+
+// shared are the stores both engines build from the SQL written once
+// (adapters/sqlrow), documents spooled in spool.
+func shared(sh sqlrow.Stores, spool string) *Stores {
 	return &Stores{
-		Engine: "sqlite", sqlite: db,
 		Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
 		Remunerations: sh.Remunerations, Identities: sh.Identities,
-		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
+		Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
 		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
 		Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
-		OnEffects: db.OnEffects, OnChange: db.OnChange,
-		Ping: db.Ping, close: db.Close, TryLock: db.TryLock,
-	}, nil
+	}
 }
 
 // MoveDocumentFiles moves into a SQLite database the documents an older

@@ -278,37 +278,13 @@ func rowsOf(ctx context.Context, s *stores.Stores, query string, n int, each fun
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return err
-			}
-			if err := each(vals); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachPG(rows, each)
 	}
 	rows, err := s.SQLite().Read().QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		vals := make([]any, n)
-		ptrs := make([]any, n)
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		if err := each(vals); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachSQL(rows, n, each)
 }
 
 // importRows writes a batch into dst.

@@ -94,22 +94,33 @@ func (s *snapshot) rows(ctx context.Context, query string, n int, each func([]an
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return err
-			}
-			if err := each(vals); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachPG(rows, each)
 	}
 	rows, err := s.lite.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
+	return eachSQL(rows, n, each)
+}
+
+// eachPG hands each of PostgreSQL's rows to each, and closes them.
+func eachPG(rows pgx.Rows, each func([]any) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		if err := each(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// eachSQL hands each of SQLite's rows, n columns, to each, and closes
+// them.
+func eachSQL(rows *sql.Rows, n int, each func([]any) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		vals := make([]any, n)
