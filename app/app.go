@@ -44,6 +44,7 @@ import (
 	"counsel/app/outbox"
 	"counsel/app/remunerations"
 	"counsel/app/signatures"
+	"counsel/app/stores"
 	"counsel/app/users"
 	"counsel/domain/account"
 	"counsel/domain/mail"
@@ -159,7 +160,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	// With a replica, Litestream owns the WAL's checkpoints.
-	db, err := openStores(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""}, cfg.Clock.Now)
+	db, err := stores.OpenWith(ctx, cfg.DB, spool, sqlite.Options{ExternalCheckpoints: cfg.ReplicaURL != ""}, cfg.Clock.Now)
 	if err != nil {
 		a.Close()
 		return nil, err
@@ -568,7 +569,7 @@ func (a *App) Logger() *slog.Logger { return a.log }
 
 // DB returns the SQLite database (for SQLite-specific tests and
 // benchmarks); nil on PostgreSQL.
-func (a *App) DB() *sqlite.DB { return a.db.sqlite }
+func (a *App) DB() *sqlite.DB { return a.db.SQLite() }
 
 // Stores returns the database's stores, whichever the engine.
 func (a *App) Stores() *Stores { return a.db }

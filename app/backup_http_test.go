@@ -17,6 +17,7 @@ import (
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 	"counsel/ports/porttest"
 )
 
@@ -49,16 +50,16 @@ func TestBackupRestoreSameService(t *testing.T) {
 
 	dir := t.TempDir()
 	backup := filepath.Join(dir, "counsel-backup.db")
-	report, err := app.Backup(ctx, src.Config.DB, backup, app.BackupOptions{DataDir: src.Config.DataDir})
+	report, err := transfer.Backup(ctx, src.Config.DB, backup, transfer.BackupOptions{DataDir: src.Config.DataDir})
 	is.NoErr(err)                        // backed up while serving
 	is.Equal(report.Documents, int64(6)) // 3 + signed + audit + plain
 	info, err := os.Stat(backup)
 	is.NoErr(err)
 	is.Equal(info.Mode().Perm(), os.FileMode(0o600)) // owner-only
-	_, failures, err := app.VerifyBackup(ctx, backup, app.VerifyOptions{})
+	_, failures, err := transfer.VerifyBackup(ctx, backup, transfer.VerifyOptions{})
 	is.NoErr(err)
 	is.Equal(failures, []string(nil)) // sound
-	_, err = app.Backup(ctx, src.Config.DB, backup, app.BackupOptions{DataDir: src.Config.DataDir})
+	_, err = transfer.Backup(ctx, src.Config.DB, backup, transfer.BackupOptions{DataDir: src.Config.DataDir})
 	is.True(err != nil && strings.Contains(err.Error(), "exists")) // an existing DEST is refused
 
 	targets := []struct{ name, dsn string }{{"sqlite", filepath.Join(dir, "restored.db")}}
@@ -69,9 +70,9 @@ func TestBackupRestoreSameService(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			var out bytes.Buffer
-			is.NoErr(app.Restore(ctx, backup, tt.dsn, app.RestoreOptions{Progress: &out}))
+			is.NoErr(transfer.Restore(ctx, backup, tt.dsn, transfer.RestoreOptions{Progress: &out}))
 			is.True(strings.Contains(out.String(), "every SHA-256 verified")) // says what it checked
-			err := app.Restore(ctx, backup, tt.dsn, app.RestoreOptions{})
+			err := transfer.Restore(ctx, backup, tt.dsn, transfer.RestoreOptions{})
 			is.True(err != nil && strings.Contains(err.Error(), "not empty")) // a non-empty target is refused
 
 			// The same service: the same public URL (the tokens' issuer).
@@ -103,12 +104,12 @@ func TestBackupRestoreSameService(t *testing.T) {
 		_, err = db.Exec(`UPDATE contract_documents SET sha256 = '00' || substr(sha256, 3) WHERE id = ?`, upload["id"])
 		is.NoErr(err)
 		is.NoErr(db.Close())
-		_, failures, err := app.VerifyBackup(ctx, bad, app.VerifyOptions{})
+		_, failures, err := transfer.VerifyBackup(ctx, bad, transfer.VerifyOptions{})
 		is.NoErr(err)
 		is.Equal(len(failures), 1)                            // one failure
 		is.True(strings.Contains(failures[0], `"plain.pdf"`)) // naming the document
 		target := filepath.Join(t.TempDir(), "never.db")
-		err = app.Restore(ctx, bad, target, app.RestoreOptions{})
+		err = transfer.Restore(ctx, bad, target, transfer.RestoreOptions{})
 		is.True(err != nil && strings.Contains(err.Error(), "plain.pdf")) // refused, naming it
 		_, err = os.Stat(target)
 		is.True(os.IsNotExist(err)) // nothing written

@@ -11,8 +11,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 	"counsel/ports/porttest"
 )
 
@@ -37,7 +37,7 @@ func TestBackupOpensInStockSQLite(t *testing.T) {
 	id := contractID(contractCreate(t, s, tok, map[string]any{"contractName": "Stock lease"}))
 	contractUpload(t, s, tok, id, "lease.pdf", porttest.MinimalPDF(2)).Expect(t, 201, "upload")
 	backup := filepath.Join(t.TempDir(), "backup.db")
-	_, err = app.Backup(context.Background(), s.Config.DB, backup, app.BackupOptions{})
+	_, err = transfer.Backup(context.Background(), s.Config.DB, backup, transfer.BackupOptions{})
 	is.NoErr(err)
 
 	sh := func(file string, stdin []byte, args ...string) string {

@@ -64,7 +64,7 @@ func CreateUser(ctx context.Context, path string, u account.NewUser, password st
 	if err := db.Accounts.EnsureRoles(ctx); err != nil {
 		return 0, err
 	}
-	ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user create")))
+	ctx, fx := ports.WithEffects(audit.WithActor(ctx, CLIActor("user create")))
 	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
 		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
 	}))
@@ -123,7 +123,7 @@ func SetPassword(ctx context.Context, path, email, password string) error {
 		if err != nil {
 			return fmt.Errorf("no user has the email %q", email)
 		}
-		ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user set-password")))
+		ctx, fx := ports.WithEffects(audit.WithActor(ctx, CLIActor("user set-password")))
 		fx.Add(ports.Audit(ctx, audit.PasswordChanged, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 		return s.SetPassword(ctx, id, hash, time.Now().UTC(), nil)
 	})
@@ -144,7 +144,7 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 		return false, fmt.Errorf("no user has the email %q", email)
 	}
 	had := false
-	ctx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("user reset-totp")))
+	ctx, fx := ports.WithEffects(audit.WithActor(ctx, CLIActor("user reset-totp")))
 	fx.Add(ports.Audit(ctx, audit.TOTPReset, audit.TargetUser, strconv.FormatInt(id, 10), nil))
 	err = db.TOTP.UpdateTOTP(ctx, id, nil, func(st *account.TOTPAccount) error {
 		had = st.TOTP != nil
@@ -155,9 +155,9 @@ func ResetTOTP(ctx context.Context, path, email string) (bool, error) {
 	return had, err
 }
 
-// cliActor is the command line as the actor of an event: the command's
+// CLIActor is the command line as the actor of an event: the command's
 // name and the operating-system user who ran it (not a Counsel user).
-func cliActor(command string) audit.Actor {
+func CLIActor(command string) audit.Actor {
 	name := "counsel " + command
 	if u, err := osuser.Current(); err == nil && u.Username != "" {
 		name += " (" + u.Username + ")"

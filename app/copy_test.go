@@ -13,6 +13,7 @@ import (
 	"counsel/adapters/postgres/pgtest"
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 	"counsel/domain/account"
 	"counsel/ports/porttest"
 )
@@ -36,14 +37,14 @@ func TestCopyBetweenEngines(t *testing.T) {
 
 	pg := pgtest.URL(t)
 	var out bytes.Buffer
-	is.NoErr(app.Copy(ctx, src.Config.DB, pg, app.CopyOptions{FromDataDir: src.Config.DataDir, Progress: &out}))
+	is.NoErr(transfer.Copy(ctx, src.Config.DB, pg, transfer.CopyOptions{FromDataDir: src.Config.DataDir, Progress: &out}))
 	is.True(strings.Contains(out.String(), "contracts: 1/1"))      // a progress line
 	is.True(strings.Contains(out.String(), "copied and verified")) // verified
-	err := app.Copy(ctx, src.Config.DB, pg, app.CopyOptions{FromDataDir: src.Config.DataDir})
+	err := transfer.Copy(ctx, src.Config.DB, pg, transfer.CopyOptions{FromDataDir: src.Config.DataDir})
 	is.True(err != nil && strings.Contains(err.Error(), "not empty")) // refuses a non-empty target
 
 	back := filepath.Join(t.TempDir(), "back.db")
-	is.NoErr(app.Copy(ctx, pg, back, app.CopyOptions{}))
+	is.NoErr(transfer.Copy(ctx, pg, back, transfer.CopyOptions{}))
 
 	// Each served with a data folder of its own: the documents are in
 	// the database.
@@ -92,7 +93,7 @@ func BenchmarkCopy100k(b *testing.B) {
 	}
 	for b.Loop() {
 		var out bytes.Buffer
-		if err := app.Copy(context.Background(), src.Config.DB, pgtest.URL(b), app.CopyOptions{FromDataDir: src.Config.DataDir, Progress: &out}); err != nil {
+		if err := transfer.Copy(context.Background(), src.Config.DB, pgtest.URL(b), transfer.CopyOptions{FromDataDir: src.Config.DataDir, Progress: &out}); err != nil {
 			b.Fatal(err)
 		}
 		b.Log(out.String())

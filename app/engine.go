@@ -2,192 +2,26 @@ package app
 
 import (
 	"context"
-	"log/slog"
-	"time"
 
-	"counsel/adapters/postgres"
-	"counsel/adapters/sqlite"
-	"counsel/domain/contract"
-	"counsel/domain/user"
-	"counsel/ports"
+	"counsel/app/stores"
 )
 
-// Engine names the database a COUNSEL_DB value selects: a postgres:// or
-// postgresql:// URL is PostgreSQL, anything else a SQLite file path.
-func Engine(db string) string {
-	if postgres.IsURL(db) {
-		return "postgres"
-	}
-	return "sqlite"
-}
+// Engine names the database a COUNSEL_DB value selects (stores.Engine).
+func Engine(db string) string { return stores.Engine(db) }
 
-// AccountStore is the account store with what commands and housekeeping
-// need beyond the port.
-type AccountStore interface {
-	ports.AccountStore
-	EnsureRoles(ctx context.Context) error
-	UserIDByEmail(ctx context.Context, email string) (int64, error)
-	Prune(ctx context.Context, now time.Time) (int64, error)
-}
-
-// UserStore is the user store with its bulk import.
-type UserStore interface {
-	ports.UserStore
-	CreateUsers(ctx context.Context, us []user.User) ([]int64, error)
-}
-
-// IdentityStore is the identity store.
-type IdentityStore = ports.IdentityStore
-
-// ContractStore is the contract store with its signing lookups and bulk
-// import.
-type ContractStore interface {
-	ports.ContractStore
-	ports.ContractSigningStore
-	ports.EvidenceStore
-	ImportContracts(ctx context.Context, cs []contract.Contract, userID int64) error
-}
-
-// Row is one row of a query.
-type Row interface{ Scan(dest ...any) error }
-
-// Stores are one engine's stores, the same ports whichever engine.
-type Stores struct {
-	Engine        string
-	Accounts      AccountStore
-	Roles         ports.RoleStore
-	Users         UserStore
-	Remunerations ports.RemunerationStore
-	Identities    IdentityStore
-	Contracts     ContractStore
-	Signing       ports.SigningStore
-	TOTP          ports.TOTPStore
-	APIKeys       ports.APIKeyStore
-	Passkeys      ports.PasskeyStore
-	// Blobs keeps document bytes in the database, on both engines.
-	Blobs ports.BlobStore
-	// BackupLog records the scheduled backups.
-	BackupLog ports.BackupLog
-	// Calendars keeps the calendar feed tokens.
-	Calendars ports.CalendarStore
-	// Outbox is the mail outbox.
-	Outbox ports.OutboxStore
-	// KeyDates keeps the key-date thresholds announced.
-	KeyDates ports.KeyDateStore
-	// Webhooks keeps the webhook subscriptions and their deliveries.
-	Webhooks ports.WebhookStore
-	// OnEffects hears of the effects each write transaction committed.
-	OnEffects func(func([]ports.Effect))
-	// OnChange hears, after the commit and before the write returns, of
-	// each write in this process that changed principals or profiles.
-	OnChange func(func())
-	// Audit keeps the security and administration events.
-	Audit ports.AuditStore
-	Ping  func(ctx context.Context) error
-
-	// TryLock runs a background job on one instance at a time: a
-	// PostgreSQL advisory lock, or on SQLite a lock of the machine's
-	// file system beside the file (sqlite.DB.TryLock), for the services
-	// a restart may overlap on it.
-	TryLock func(ctx context.Context, name string) (bool, func(), error)
-
-	// What several instances on one PostgreSQL database share; nil on
-	// SQLite, whose single file is served by one process.
-	//
-	// Listen follows other instances' changes until ctx ends (see
-	// postgres.DB.Listen); RateLimiter counts the sign-in limit in the
-	// database.
-	Listen      func(ctx context.Context, log *slog.Logger, onChange func(payload string))
-	RateLimiter interface {
-		ports.RateLimiter
-		PruneRates(ctx context.Context, now time.Time) error
-	}
-	close func() error
-
-	sqlite *sqlite.DB
-	pg     *postgres.DB
-}
-
-// Close closes the database.
-func (s *Stores) Close() error { return s.close() }
+// The stores of one engine (app/stores), under the names the rest of the
+// composition root uses.
+type (
+	Stores        = stores.Stores
+	AccountStore  = stores.AccountStore
+	UserStore     = stores.UserStore
+	IdentityStore = stores.IdentityStore
+	ContractStore = stores.ContractStore
+	Row           = stores.Row
+)
 
 // OpenStores opens (creating and migrating as needed) the database dsn
-// names: a SQLite file path or a PostgreSQL URL. Uploads are spooled in
-// spool ("" for the system's temporary folder) until they are kept.
+// names (stores.Open).
 func OpenStores(ctx context.Context, dsn, spool string) (*Stores, error) {
-	return openStores(ctx, dsn, spool, sqlite.Options{}, nil)
-}
-
-// openStores is OpenStores with the options of a SQLite database and the
-// clock the stores stamp their own writes with (nil: time.Now).
-func openStores(ctx context.Context, dsn, spool string, o sqlite.Options, now func() time.Time) (*Stores, error) {
-	if postgres.IsURL(dsn) {
-		db, err := postgres.Open(ctx, dsn)
-		if err != nil {
-			return nil, err
-		}
-		if now != nil {
-			db.Now = now
-		}
-		sh := db.Stores()
-		return &Stores{
-			Engine: "postgres", pg: db,
-			Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
-			Remunerations: sh.Remunerations, Identities: sh.Identities,
-			Contracts: postgres.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys, Blobs: sh.Blobs(spool),
-			BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
-			Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
-			OnEffects: db.OnEffects, OnChange: db.OnChange,
-			Ping: db.Ping, close: db.Close,
-			Listen: db.Listen, TryLock: db.TryLock, RateLimiter: postgres.NewRateLimiter(db),
-		}, nil
-	}
-	db, err := sqlite.OpenWith(ctx, dsn, o)
-	if err != nil {
-		return nil, err
-	}
-	if now != nil {
-		db.Now = now
-	}
-	sh := db.Stores()
-	return &Stores{
-		Engine: "sqlite", sqlite: db,
-		Accounts: sh.Accounts, Roles: sh.Roles, Users: sh.Users,
-		Remunerations: sh.Remunerations, Identities: sh.Identities,
-		Contracts: sqlite.NewContractStore(db), Signing: sh.Signing, TOTP: sh.TOTP, APIKeys: sh.APIKeys, Passkeys: sh.Passkeys,
-		Blobs: sh.Blobs(spool), BackupLog: sh.BackupLog, Calendars: sh.Calendars, Audit: sh.Audit,
-		Outbox: sh.Outbox, KeyDates: sh.KeyDates, Webhooks: sh.Webhooks,
-		OnEffects: db.OnEffects, OnChange: db.OnChange,
-		Ping: db.Ping, close: db.Close, TryLock: db.TryLock,
-	}, nil
-}
-
-// MoveDocumentFiles moves into a SQLite database the documents an older
-// version kept as files under dataDir (sqlite.DB.MoveDocumentFiles); on
-// PostgreSQL, whose documents were always rows, it does nothing.
-func (s *Stores) MoveDocumentFiles(ctx context.Context, dataDir string) (sqlite.MovedDocuments, error) {
-	if s.sqlite == nil {
-		return sqlite.MovedDocuments{}, nil
-	}
-	return s.sqlite.MoveDocumentFiles(ctx, dataDir)
-}
-
-// RowCount returns the number of rows of table (a name of the schema,
-// never input).
-func (s *Stores) RowCount(ctx context.Context, table string) (n int64, err error) {
-	q := `SELECT count(*) FROM ` + table
-	if s.pg != nil {
-		err = s.pg.Pool().QueryRow(ctx, q).Scan(&n)
-	} else {
-		err = s.sqlite.Read().QueryRowContext(ctx, q).Scan(&n)
-	}
-	return n, err
-}
-
-// Migrations returns the applied migrations' names, oldest first.
-func (s *Stores) Migrations(ctx context.Context) ([]string, error) {
-	if s.pg != nil {
-		return s.pg.Migrations(ctx)
-	}
-	return s.sqlite.Migrations(ctx)
+	return stores.Open(ctx, dsn, spool)
 }

@@ -34,11 +34,11 @@ func (a *App) newMetrics() *metrics.Registry {
 // connections reads the database pools' state.
 func (a *App) connections() metrics.Connections {
 	switch {
-	case a.db.pg != nil:
-		s := a.db.pg.Pool().Stat()
+	case a.db.Postgres() != nil:
+		s := a.db.Postgres().Pool().Stat()
 		return metrics.Connections{InUse: int(s.AcquiredConns()), Idle: int(s.IdleConns())}
-	case a.db.sqlite != nil:
-		inUse, idle := a.db.sqlite.Connections()
+	case a.db.SQLite() != nil:
+		inUse, idle := a.db.SQLite().Connections()
 		return metrics.Connections{InUse: inUse, Idle: idle}
 	}
 	return metrics.Connections{}

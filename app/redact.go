@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"counsel/app/stores"
 )
 
 // No credentials in logs (docs/security.md, "Security notes"). A database URL is
@@ -19,68 +20,17 @@ import (
 // a library wrote, whatever its wording.
 
 // redacted replaces a secret in logs and messages.
-const redacted = "xxxxx"
+const redacted = stores.Redacted
 
-var (
-	// kvPassword is a password in a key=value connection string, quoted
-	// ('...' with \' escapes) or bare.
-	kvPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
-	// urlUserinfo is the user:password@ of a URL that did not parse.
-	urlUserinfo = regexp.MustCompile(`(://[^:/@\s]*:)[^@\s]*@`)
-)
-
-// RedactDSN returns a database address fit for a log: a postgres:// URL
-// with its password (in the user info or a password parameter) replaced
-// by xxxxx, the same in a key=value connection string; a SQLite path is
-// returned as is.
-func RedactDSN(dsn string) string {
-	low := strings.ToLower(dsn)
-	if strings.Contains(low, "://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return kvPassword.ReplaceAllString(urlUserinfo.ReplaceAllString(dsn, "${1}"+redacted+"@"), "${1}"+redacted)
-		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", redacted)
-			u.RawQuery = q.Encode()
-		}
-		return u.Redacted()
-	}
-	if strings.Contains(low, "password") {
-		return kvPassword.ReplaceAllString(dsn, "${1}"+redacted)
-	}
-	return dsn
-}
-
-// dsnPassword returns the password a database address carries, if any.
-func dsnPassword(dsn string) string {
-	if strings.Contains(dsn, "://") {
-		if u, err := url.Parse(dsn); err == nil {
-			if pw, ok := u.User.Password(); ok {
-				return pw
-			}
-			return u.Query().Get("password")
-		}
-		if m := urlUserinfo.FindStringSubmatchIndex(dsn); m != nil {
-			return dsn[m[3] : m[1]-1]
-		}
-	}
-	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
-		pw := m[2]
-		if strings.HasPrefix(pw, "'") && strings.HasSuffix(pw, "'") && len(pw) >= 2 {
-			pw = strings.ReplaceAll(pw[1:len(pw)-1], `\'`, `'`)
-		}
-		return pw
-	}
-	return ""
-}
+// RedactDSN returns a database address fit for a log (stores.RedactDSN).
+func RedactDSN(dsn string) string { return stores.RedactDSN(dsn) }
 
 // secretsOf lists the configured secrets a log must never show. Values
 // shorter than 4 characters are left out: replacing them would blank
 // ordinary words and numbers, and such a secret protects nothing.
 func secretsOf(o Options) []string {
 	var out []string
-	for _, s := range []string{dsnPassword(o.DB), o.SMTPPassword, o.OIDCClientSecret, o.DocuSealAPIKey,
+	for _, s := range []string{stores.DSNPassword(o.DB), o.SMTPPassword, o.OIDCClientSecret, o.DocuSealAPIKey,
 		o.DocuSealWebhookSecret, o.AdminPassword} {
 		if len(s) >= 4 {
 			out = append(out, s)
@@ -105,13 +55,6 @@ func scrub(s string, secrets []string) string {
 	return s
 }
 
-// redactText masks what looks like a password in free text: the user
-// info of any URL and key=value passwords (a library's message quoting a
-// connection string).
-func redactText(s string) string {
-	return kvPassword.ReplaceAllString(urlUserinfo.ReplaceAllString(s, "${1}"+redacted+"@"), "${1}"+redacted)
-}
-
 // RedactError returns err with the configured secrets and any database
 // password replaced in its text (for the error run prints on the way
 // out); nil stays nil.
@@ -120,7 +63,7 @@ func RedactError(err error, o Options) error {
 		return nil
 	}
 	msg := err.Error()
-	clean := redactText(scrub(msg, secretsOf(o)))
+	clean := stores.RedactText(scrub(msg, secretsOf(o)))
 	if clean == msg {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 )
 
 // TestReplicationUnderWrites serves a SQLite database replicated by the
@@ -71,9 +72,9 @@ func TestReplicationUnderWrites(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		cut := time.Now()
 		restored := filepath.Join(t.TempDir(), fmt.Sprintf("restored-%d.db", round))
-		_, err := app.RestoreReplica(ctx, "file://"+replica, restored, app.VerifyOptions{})
+		_, err := transfer.RestoreReplica(ctx, "file://"+replica, restored, transfer.VerifyOptions{})
 		is.NoErr(err) // restored and verified
-		f, err := app.OpenBackupFile(restored)
+		f, err := transfer.OpenBackupFile(restored)
 		is.NoErr(err)
 		have, err := f.ContractIDs(ctx)
 		f.Close()
@@ -106,7 +107,7 @@ func TestReplicationUnderWrites(t *testing.T) {
 
 	// The restored database serves.
 	final := filepath.Join(t.TempDir(), "final.db")
-	_, err := app.RestoreReplica(ctx, "file://"+replica, final, app.VerifyOptions{})
+	_, err := transfer.RestoreReplica(ctx, "file://"+replica, final, transfer.VerifyOptions{})
 	is.NoErr(err)
 	r := apptest.New(t, func(c *app.Config) { c.DB, c.PublicURL = final, s.Config.PublicURL })
 	is.Equal(r.Do(t, "GET", "/api/me", tok, nil).Status, 200)

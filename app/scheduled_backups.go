@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"counsel/adapters/metrics"
+	"counsel/app/transfer"
 	"counsel/domain/audit"
 	"counsel/ports"
 )
@@ -91,11 +92,11 @@ func (a *App) backupIfDue(ctx context.Context) (int, error) {
 func (a *App) scheduledBackup(ctx context.Context, now time.Time) ports.BackupRun {
 	run := ports.BackupRun{Name: "counsel-" + now.Format("20060102T150405Z") + ".db", CreatedAt: now}
 	path := filepath.Join(a.cfg.BackupDir, run.Name)
-	if _, err := backupStores(ctx, a.db, path, BackupOptions{}); err != nil {
+	if _, err := transfer.BackupStores(ctx, a.db, path, transfer.BackupOptions{}); err != nil {
 		run.Error = err.Error()
 		return run
 	}
-	_, failures, err := VerifyBackup(ctx, path, VerifyOptions{PDFCert: a.cfg.PDFCert, PDFKey: a.cfg.PDFKey})
+	_, failures, err := transfer.VerifyBackup(ctx, path, transfer.VerifyOptions{PDFCert: a.cfg.PDFCert, PDFKey: a.cfg.PDFKey})
 	if err == nil && len(failures) > 0 {
 		err = errors.New("verification failed: " + strings.Join(failures, "; "))
 	}

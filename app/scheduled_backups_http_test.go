@@ -12,6 +12,7 @@ import (
 
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 	"counsel/domain/account"
 )
 
@@ -73,7 +74,7 @@ func TestScheduledBackups(t *testing.T) {
 		if i > 0 {
 			is.True(b.CreatedAt.Before(items[i-1].CreatedAt)) // newest first
 		}
-		_, failures, err := app.VerifyBackup(context.Background(), filepath.Join(dir, b.Name), app.VerifyOptions{})
+		_, failures, err := transfer.VerifyBackup(context.Background(), filepath.Join(dir, b.Name), transfer.VerifyOptions{})
 		is.NoErr(err)
 		is.Equal(len(failures), 0) // a sound backup
 	}

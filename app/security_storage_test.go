@@ -12,6 +12,7 @@ import (
 
 	"counsel/app"
 	"counsel/app/apptest"
+	"counsel/app/transfer"
 	"counsel/ports/porttest"
 
 	"github.com/matryer/is"
@@ -37,7 +38,7 @@ func TestSecurityStorageOwnerOnly(t *testing.T) {
 	r := contractUpload(t, s, admin, contractID(c), "a.pdf", porttest.MinimalPDF(1))
 	is.Equal(r.Status, 201) // a document written
 	backup := filepath.Join(dir, "backup.db")
-	_, err := app.Backup(context.Background(), db, backup, app.BackupOptions{DataDir: data})
+	_, err := transfer.Backup(context.Background(), db, backup, transfer.BackupOptions{DataDir: data})
 	is.NoErr(err) // a backup while serving
 
 	checked := 0

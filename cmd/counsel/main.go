@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"counsel/app"
+	"counsel/app/transfer"
 	"counsel/domain/account"
 )
 
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if *from == "" || *to == "" || fs.NArg() > 0 {
 			return errors.New("usage: counsel copy --from SRC --to DST")
 		}
-		return app.Copy(ctx, *from, *to, app.CopyOptions{FromDataDir: *fromData, Progress: stdout})
+		return transfer.Copy(ctx, *from, *to, transfer.CopyOptions{FromDataDir: *fromData, Progress: stdout})
 	case "healthcheck":
 		return healthcheck(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version", "-version":
@@ -389,7 +390,7 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 		if fs.NArg() != 0 {
 			return errors.New("usage: counsel backup --verify FILE")
 		}
-		report, failures, err := app.VerifyBackup(ctx, *verify, verifyOptions(getenv))
+		report, failures, err := transfer.VerifyBackup(ctx, *verify, verifyOptions(getenv))
 		if err != nil {
 			return err
 		}
@@ -408,7 +409,7 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	dest := fs.Arg(0)
 	start := time.Now()
-	report, err := app.Backup(ctx, *db, dest, app.BackupOptions{DataDir: getenv("COUNSEL_DATA_DIR")})
+	report, err := transfer.Backup(ctx, *db, dest, transfer.BackupOptions{DataDir: getenv("COUNSEL_DATA_DIR")})
 	if err != nil {
 		return err
 	}
@@ -417,8 +418,8 @@ func backupCommand(ctx context.Context, args []string, getenv func(string) strin
 	return nil
 }
 
-func verifyOptions(getenv func(string) string) app.VerifyOptions {
-	return app.VerifyOptions{PDFCert: getenv("COUNSEL_PDF_CERT"), PDFKey: getenv("COUNSEL_PDF_KEY")}
+func verifyOptions(getenv func(string) string) transfer.VerifyOptions {
+	return transfer.VerifyOptions{PDFCert: getenv("COUNSEL_PDF_CERT"), PDFKey: getenv("COUNSEL_PDF_KEY")}
 }
 
 // restoreCommand is `counsel restore FILE --to DST`.
@@ -441,7 +442,7 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 		file = ""
 	}
 	if *replica != "" && file == "" && *to != "" {
-		report, err := app.RestoreReplica(ctx, *replica, *to, verifyOptions(getenv))
+		report, err := transfer.RestoreReplica(ctx, *replica, *to, verifyOptions(getenv))
 		if err != nil {
 			return err
 		}
@@ -452,5 +453,5 @@ func restoreCommand(ctx context.Context, args []string, getenv func(string) stri
 	if file == "" || *to == "" || *replica != "" {
 		return errors.New("usage: counsel restore FILE --to DST, or counsel restore --replica URL --to FILE")
 	}
-	return app.Restore(ctx, file, *to, app.RestoreOptions{Progress: stdout, Verify: verifyOptions(getenv)})
+	return transfer.Restore(ctx, file, *to, transfer.RestoreOptions{Progress: stdout, Verify: verifyOptions(getenv), Actor: app.CLIActor("restore")})
 }

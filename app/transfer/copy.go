@@ -1,4 +1,4 @@
-package app
+package transfer
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"counsel/app/stores"
 	"counsel/domain/contract"
 	"counsel/ports"
 )
@@ -138,14 +139,14 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	from, err := OpenStores(ctx, src, "")
+	from, err := stores.Open(ctx, src, "")
 	if err != nil {
-		return fmt.Errorf("open %s: %w", RedactDSN(src), err)
+		return fmt.Errorf("open %s: %w", stores.RedactDSN(src), err)
 	}
 	defer from.Close()
-	to, err := OpenStores(ctx, dst, "")
+	to, err := stores.Open(ctx, dst, "")
 	if err != nil {
-		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
+		return fmt.Errorf("open %s: %w", stores.RedactDSN(dst), err)
 	}
 	defer to.Close()
 	if o.FromDataDir != "" { // a SQLite source of the older layout
@@ -166,13 +167,13 @@ func Copy(ctx context.Context, src, dst string, o CopyOptions) error {
 	if err != nil {
 		return err
 	}
-	if to.pg != nil { // once, for the planner, after every table is in
-		if err := to.pg.Analyze(ctx); err != nil {
+	if to.Postgres() != nil { // once, for the planner, after every table is in
+		if err := to.Postgres().Analyze(ctx); err != nil {
 			return err
 		}
 	}
-	if to.sqlite != nil { // statistics of the data as copied, for the planner
-		if err := to.sqlite.Analyze(ctx); err != nil {
+	if to.SQLite() != nil { // statistics of the data as copied, for the planner
+		if err := to.SQLite().Analyze(ctx); err != nil {
 			return err
 		}
 	}
@@ -209,7 +210,7 @@ func selectList(engine string, cs []copyCol) string {
 }
 
 // toEngine turns a canonical value into what dst stores.
-func toEngine(dst *Stores, c copyCol, v any) (any, error) {
+func toEngine(dst *stores.Stores, c copyCol, v any) (any, error) {
 	if dst.Engine != "postgres" || v == nil {
 		return v, nil
 	}
@@ -271,57 +272,33 @@ func asString(v any) string {
 }
 
 // rowsOf streams the rows of a query on s as canonical values.
-func rowsOf(ctx context.Context, s *Stores, query string, n int, each func([]any) error) error {
+func rowsOf(ctx context.Context, s *stores.Stores, query string, n int, each func([]any) error) error {
 	if s.Engine == "postgres" {
-		rows, err := s.pg.Pool().Query(ctx, query)
+		rows, err := s.Postgres().Pool().Query(ctx, query)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return err
-			}
-			if err := each(vals); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachPG(rows, each)
 	}
-	rows, err := s.sqlite.Read().QueryContext(ctx, query)
+	rows, err := s.SQLite().Read().QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		vals := make([]any, n)
-		ptrs := make([]any, n)
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		if err := each(vals); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return eachSQL(rows, n, each)
 }
 
 // importRows writes a batch into dst.
-func importRows(ctx context.Context, dst *Stores, table string, cs []copyCol, batch [][]any) error {
+func importRows(ctx context.Context, dst *stores.Stores, table string, cs []copyCol, batch [][]any) error {
 	names, batch := engineRows(dst, table, cs, batch)
 	if dst.Engine == "postgres" {
-		return dst.pg.Import(ctx, table, names, batch)
+		return dst.Postgres().Import(ctx, table, names, batch)
 	}
-	return dst.sqlite.Import(ctx, table, names, batch)
+	return dst.SQLite().Import(ctx, table, names, batch)
 }
 
 // engineRows adds to a batch of table the columns dst keeps beside the
 // canonical ones, and returns the column names.
-func engineRows(dst *Stores, table string, cs []copyCol, batch [][]any) ([]string, [][]any) {
+func engineRows(dst *stores.Stores, table string, cs []copyCol, batch [][]any) ([]string, [][]any) {
 	names := make([]string, len(cs))
 	for i, c := range cs {
 		names[i] = c.name
@@ -349,7 +326,7 @@ func engineRows(dst *Stores, table string, cs []copyCol, batch [][]any) ([]strin
 // table is one bulk load (postgres.DB.Load: indexes built once at the
 // end, triggers' work done set-based); into SQLite each batch is a
 // transaction.
-func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable, progress io.Writer) (int64, error) {
+func copyTableRows(ctx context.Context, snap *snapshot, to *stores.Stores, t copyTable, progress io.Writer) (int64, error) {
 	total, err := snap.count(ctx, t.name)
 	if err != nil {
 		return 0, err
@@ -396,11 +373,11 @@ func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable,
 		}
 		return n, flush()
 	}
-	if to.pg == nil {
+	if to.Postgres() == nil {
 		return stream(func(batch [][]any) error { return importRows(ctx, to, t.name, t.cols, batch) })
 	}
 	var n int64
-	err = to.pg.Load(ctx, t.name, func(write func([]string, [][]any) error) error {
+	err = to.Postgres().Load(ctx, t.name, func(write func([]string, [][]any) error) error {
 		var err error
 		n, err = stream(func(batch [][]any) error { return write(engineRows(to, t.name, t.cols, batch)) })
 		return err
@@ -415,7 +392,7 @@ func copyTableRows(ctx context.Context, snap *snapshot, to *Stores, t copyTable,
 // target in one transaction of the target's (checking the bytes against
 // the row's size and SHA-256), under its own storage key. It returns the
 // count and the bytes.
-func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, progress io.Writer) (int64, int64, error) {
+func copyDocuments(ctx context.Context, snap *snapshot, to *stores.Stores, progress io.Writer) (int64, int64, error) {
 	var docs [][]any
 	err := snap.rows(ctx, `SELECT `+selectList(snap.engine, documentCols)+` FROM contract_documents ORDER BY id`, len(documentCols), func(v []any) error {
 		docs = append(docs, v)
@@ -441,10 +418,10 @@ func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, progress io.
 		if err != nil {
 			return n, size, fmt.Errorf("document %d: %w", d.ID, err)
 		}
-		if to.pg != nil {
-			err = to.pg.ImportDocument(ctx, d, names, row, r)
+		if to.Postgres() != nil {
+			err = to.Postgres().ImportDocument(ctx, d, names, row, r)
 		} else {
-			err = to.sqlite.ImportDocument(ctx, d, names, row, r)
+			err = to.SQLite().ImportDocument(ctx, d, names, row, r)
 		}
 		r.Close()
 		if err != nil {
@@ -460,7 +437,7 @@ func copyDocuments(ctx context.Context, snap *snapshot, to *Stores, progress io.
 
 // verifyDocuments reads every document of the target back and checks
 // its SHA-256; it returns their count and bytes.
-func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) (int64, int64, error) {
+func verifyDocuments(ctx context.Context, s *stores.Stores, blobs ports.BlobStore) (int64, int64, error) {
 	type doc struct{ key, sum string }
 	var docs []doc
 	err := rowsOf(ctx, s, `SELECT storage_key, sha256 FROM contract_documents`, 2, func(v []any) error {
@@ -491,17 +468,17 @@ func verifyDocuments(ctx context.Context, s *Stores, blobs ports.BlobStore) (int
 }
 
 // sequences returns a store's id high-water marks by table.
-func sequences(ctx context.Context, s *Stores) (map[string]int64, error) {
-	if s.pg != nil {
-		return s.pg.Sequences(ctx)
+func sequences(ctx context.Context, s *stores.Stores) (map[string]int64, error) {
+	if s.Postgres() != nil {
+		return s.Postgres().Sequences(ctx)
 	}
-	return s.sqlite.Sequences(ctx)
+	return s.SQLite().Sequences(ctx)
 }
 
 // setSequences makes the target continue after marks.
-func setSequences(ctx context.Context, s *Stores, marks map[string]int64) error {
-	if s.pg != nil {
-		return s.pg.SetSequences(ctx, marks)
+func setSequences(ctx context.Context, s *stores.Stores, marks map[string]int64) error {
+	if s.Postgres() != nil {
+		return s.Postgres().SetSequences(ctx, marks)
 	}
-	return s.sqlite.SetSequences(ctx, marks)
+	return s.SQLite().SetSequences(ctx, marks)
 }

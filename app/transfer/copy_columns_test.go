@@ -1,4 +1,4 @@
-package app
+package transfer
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"counsel/adapters/postgres/pgtest"
+	"counsel/app/stores"
 )
 
 // notCopied are the tables and columns copy leaves out on purpose, each
@@ -52,7 +53,7 @@ func fullTextShadow(name string) bool {
 }
 
 // schemaColumns lists "table.column" of every table of s.
-func schemaColumns(t *testing.T, s *Stores) map[string][]string {
+func schemaColumns(t *testing.T, s *stores.Stores) map[string][]string {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string][]string{}
@@ -88,7 +89,7 @@ func TestCopyCarriesEveryColumn(t *testing.T) {
 		}
 	}
 	for _, dsn := range engines {
-		s, err := OpenStores(context.Background(), dsn, "")
+		s, err := stores.Open(context.Background(), dsn, "")
 		if err != nil {
 			t.Fatal(err)
 		}

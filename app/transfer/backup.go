@@ -1,4 +1,4 @@
-package app
+package transfer
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"counsel/adapters/litestream"
 	"counsel/adapters/pdfevidence"
 	"counsel/adapters/sqlite"
+	"counsel/app/stores"
 	"counsel/domain/audit"
 	"counsel/ports"
 )
@@ -62,9 +63,9 @@ func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupRepor
 	if _, err := os.Lstat(dest); err == nil {
 		return BackupReport{}, fmt.Errorf("%s exists; choose a new file name", dest)
 	}
-	from, err := OpenStores(ctx, src, "")
+	from, err := stores.Open(ctx, src, "")
 	if err != nil {
-		return BackupReport{}, fmt.Errorf("open %s: %w", RedactDSN(src), err)
+		return BackupReport{}, fmt.Errorf("open %s: %w", stores.RedactDSN(src), err)
 	}
 	defer from.Close()
 	if o.DataDir != "" { // an older layout's files first, as a start does
@@ -72,11 +73,11 @@ func Backup(ctx context.Context, src, dest string, o BackupOptions) (BackupRepor
 			return BackupReport{}, fmt.Errorf("move document files into the database: %w", err)
 		}
 	}
-	return backupStores(ctx, from, dest, o)
+	return BackupStores(ctx, from, dest, o)
 }
 
-// backupStores is Backup of the open database from.
-func backupStores(ctx context.Context, from *Stores, dest string, o BackupOptions) (BackupReport, error) {
+// BackupStores is Backup of the open database from.
+func BackupStores(ctx context.Context, from *stores.Stores, dest string, o BackupOptions) (BackupReport, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
@@ -117,11 +118,11 @@ func backupStores(ctx context.Context, from *Stores, dest string, o BackupOption
 }
 
 // writeBackup writes the snapshot of from into the new file tmp.
-func writeBackup(ctx context.Context, from *Stores, tmp string, o BackupOptions) error {
-	if from.sqlite != nil {
-		return from.sqlite.Backup(ctx, tmp)
+func writeBackup(ctx context.Context, from *stores.Stores, tmp string, o BackupOptions) error {
+	if from.SQLite() != nil {
+		return from.SQLite().Backup(ctx, tmp)
 	}
-	to, err := OpenStores(ctx, tmp, "")
+	to, err := stores.Open(ctx, tmp, "")
 	if err != nil {
 		return err
 	}
@@ -291,10 +292,13 @@ func backupEvidence(ctx context.Context, f *sqlite.File, o VerifyOptions) (*pdfe
 	return pdfevidence.New(id, id, time.Now)
 }
 
-// RestoreOptions are where restore reports, and VerifyOptions.
+// RestoreOptions are where restore reports, VerifyOptions, and the
+// actor the restored database records as having restored it (zero: the
+// command line, "counsel restore").
 type RestoreOptions struct {
 	Progress io.Writer
 	Verify   VerifyOptions
+	Actor    audit.Actor
 }
 
 // Restore copies the backup file into the empty database dst (a SQLite
@@ -318,16 +322,16 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return err
 	}
 	defer f.Close()
-	if Engine(dst) != "postgres" {
+	if stores.Engine(dst) != "postgres" {
 		if _, err := os.Stat(dst); err == nil {
 			if err := refuseNonEmptySQLite(ctx, dst); err != nil {
 				return err
 			}
 		}
 	}
-	to, err := OpenStores(ctx, dst, "")
+	to, err := stores.Open(ctx, dst, "")
 	if err != nil {
-		return fmt.Errorf("open %s: %w", RedactDSN(dst), err)
+		return fmt.Errorf("open %s: %w", stores.RedactDSN(dst), err)
 	}
 	defer to.Close()
 	if err := refuseNonEmpty(ctx, to); err != nil {
@@ -344,11 +348,11 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 		return err
 	}
 	snap.close()
-	if to.pg != nil {
-		if err := to.pg.Analyze(ctx); err != nil {
+	if to.Postgres() != nil {
+		if err := to.Postgres().Analyze(ctx); err != nil {
 			return err
 		}
-	} else if err := to.sqlite.Analyze(ctx); err != nil {
+	} else if err := to.SQLite().Analyze(ctx); err != nil {
 		return err
 	}
 	if err := verifyTarget(ctx, to, to.Blobs, counts, o.Progress); err != nil {
@@ -356,12 +360,16 @@ func Restore(ctx context.Context, file, dst string, o RestoreOptions) error {
 	}
 	// The restored database records its restore (after the check of the
 	// counts, which this row would change).
-	ectx, fx := ports.WithEffects(audit.WithActor(ctx, cliActor("restore")))
+	actor := o.Actor
+	if actor == (audit.Actor{}) {
+		actor = audit.Actor{Kind: audit.ActorCLI, Name: "counsel restore"}
+	}
+	ectx, fx := ports.WithEffects(audit.WithActor(ctx, actor))
 	fx.Add(ports.Audit(ectx, audit.DatabaseRestored, audit.TargetDatabase, "", map[string]any{"file": filepath.Base(file)}))
 	if err := to.Audit.RecordEffects(ectx); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Progress, "restored %s to %s and verified in %s\n", file, RedactDSN(dst), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(o.Progress, "restored %s to %s and verified in %s\n", file, stores.RedactDSN(dst), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -405,7 +413,7 @@ func refuseNonEmptySQLite(ctx context.Context, path string) error {
 }
 
 // refuseNonEmpty refuses a target that holds rows in any table copied.
-func refuseNonEmpty(ctx context.Context, to *Stores) error {
+func refuseNonEmpty(ctx context.Context, to *stores.Stores) error {
 	for _, t := range allTables() {
 		n, err := to.RowCount(ctx, t.name)
 		if err != nil {
@@ -420,7 +428,7 @@ func refuseNonEmpty(ctx context.Context, to *Stores) error {
 
 // verifyTarget compares the target's row counts with counts and reads
 // every document back against its SHA-256, printing the counts.
-func verifyTarget(ctx context.Context, to *Stores, blobs ports.BlobStore, counts map[string]int64, w io.Writer) error {
+func verifyTarget(ctx context.Context, to *stores.Stores, blobs ports.BlobStore, counts map[string]int64, w io.Writer) error {
 	for _, t := range allTables() {
 		got, err := to.RowCount(ctx, t.name)
 		if err != nil {

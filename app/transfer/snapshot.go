@@ -1,4 +1,4 @@
-package app
+package transfer
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"counsel/adapters/sqlite"
+	"counsel/app/stores"
 )
 
 // snapshot reads a whole Counsel database as of one moment: on PostgreSQL
@@ -19,15 +20,15 @@ import (
 type snapshot struct {
 	engine string
 	pg     pgx.Tx
-	pgDB   *Stores // the PostgreSQL source, for its sequences
+	pgDB   *stores.Stores // the PostgreSQL source, for its sequences
 	lite   *sql.Tx
 }
 
 // openSnapshot begins the snapshot of s.
-func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
+func openSnapshot(ctx context.Context, s *stores.Stores) (*snapshot, error) {
 	snap := &snapshot{engine: s.Engine, pgDB: s}
-	if s.pg != nil {
-		tx, err := s.pg.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if s.Postgres() != nil {
+		tx, err := s.Postgres().Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
 			return nil, fmt.Errorf("begin the snapshot: %w", err)
 		}
@@ -40,7 +41,7 @@ func openSnapshot(ctx context.Context, s *Stores) (*snapshot, error) {
 		}
 		return snap, nil
 	}
-	return snap, snap.beginSQLite(ctx, s.sqlite.Read())
+	return snap, snap.beginSQLite(ctx, s.SQLite().Read())
 }
 
 // fileSnapshot is the snapshot of a database file opened read-only (a
@@ -93,22 +94,33 @@ func (s *snapshot) rows(ctx context.Context, query string, n int, each func([]an
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return err
-			}
-			if err := each(vals); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachPG(rows, each)
 	}
 	rows, err := s.lite.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
+	return eachSQL(rows, n, each)
+}
+
+// eachPG hands each of PostgreSQL's rows to each, and closes them.
+func eachPG(rows pgx.Rows, each func([]any) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return err
+		}
+		if err := each(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// eachSQL hands each of SQLite's rows, n columns, to each, and closes
+// them.
+func eachSQL(rows *sql.Rows, n int, each func([]any) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		vals := make([]any, n)
@@ -195,7 +207,7 @@ func allTables() []copyTable {
 // (each document with its bytes) and sets its id sequences past the
 // source's.
 // It returns the row count per table and the documents' bytes.
-func copyInto(ctx context.Context, snap *snapshot, to *Stores, progress io.Writer) (map[string]int64, int64, error) {
+func copyInto(ctx context.Context, snap *snapshot, to *stores.Stores, progress io.Writer) (map[string]int64, int64, error) {
 	counts := map[string]int64{}
 	for _, t := range copyTables {
 		n, err := copyTableRows(ctx, snap, to, t, progress)
@@ -234,7 +246,7 @@ func copyInto(ctx context.Context, snap *snapshot, to *Stores, progress io.Write
 // transactional, and a mark past the snapshot's rows only skips ids.
 func (s *snapshot) sequences(ctx context.Context) (map[string]int64, error) {
 	if s.pg != nil {
-		return s.pgDB.pg.Sequences(ctx)
+		return s.pgDB.Postgres().Sequences(ctx)
 	}
 	out := map[string]int64{}
 	err := s.rows(ctx, `SELECT name, seq FROM sqlite_sequence`, 2, func(v []any) error {
