@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"counsel/domain/contract"
@@ -222,6 +223,24 @@ func ContractEvents(id int64, entries []contract.AuditEntry) []Effect {
 // UserEvent is webhook event typ about user id.
 func UserEvent(typ string, id int64) Effect {
 	return WebhookEvent{Type: typ, Resource: WebhookUser, ResourceID: id}
+}
+
+// RenderedContractEvents are ContractEvents(c.ID, entries), each carrying
+// c as render returns it, rendered in the change's transaction so that a
+// later change or deletion does not alter it. With render nil, or when it
+// fails (logged), the delivery worker renders them instead.
+func RenderedContractEvents(ctx context.Context, render func(context.Context, any) (json.RawMessage, error), log *slog.Logger,
+	c contract.Contract, entries []contract.AuditEntry) []Effect {
+	fx := ContractEvents(c.ID, entries)
+	if len(fx) == 0 || render == nil {
+		return fx
+	}
+	data, err := render(ctx, c)
+	if err != nil {
+		log.ErrorContext(ctx, "render a contract for its webhook events", "contract", c.ID, "err", err)
+		return fx
+	}
+	return WithEventData(fx, data)
 }
 
 // WithEventData gives the webhook events among fx data, the resource as

@@ -46,16 +46,7 @@ type Deps struct {
 // each carrying c as the API returns it (rendered in the change's
 // transaction, so a later change or deletion does not alter it).
 func (s *Service) events(ctx context.Context, c contract.Contract, entries []contract.AuditEntry) []ports.Effect {
-	fx := ports.ContractEvents(c.ID, entries)
-	if len(fx) == 0 || s.d.Render == nil {
-		return fx
-	}
-	data, err := s.d.Render(ctx, c)
-	if err != nil {
-		s.d.Logger.ErrorContext(ctx, "render a contract for its webhook events", "contract", c.ID, "err", err)
-		return fx // rendered by the delivery worker instead
-	}
-	return ports.WithEventData(fx, data)
+	return ports.RenderedContractEvents(ctx, s.d.Render, s.d.Logger, c, entries)
 }
 
 // Users is what the service reads of users.
