@@ -64,18 +64,30 @@ func settle(ctx context.Context, want string) (landed, error) {
 	return l, fmt.Errorf("the browser never settled on %s (last: %+v, %v)", want, l, last)
 }
 
-// landOn waits until a click has taken the browser to a URL containing
-// part (the click only starts the navigation), then settles there.
-func landOn(ctx context.Context, part string) (landed, error) {
+// landOn waits until a click has taken the browser to a URL whose path
+// matches pattern (the click only starts the navigation, and the page it
+// left may share a prefix with the one it goes to), then settles there.
+func landOn(ctx context.Context, pattern string) (landed, error) {
+	re := regexp.MustCompile(pattern)
 	deadline := time.Now().Add(20 * time.Second)
 	var loc string
 	for time.Now().Before(deadline) {
-		if err := chromedp.Run(ctx, chromedp.Location(&loc)); err == nil && strings.Contains(loc, part) {
+		if err := chromedp.Run(ctx, chromedp.Location(&loc)); err == nil && matchesPath(re, loc) {
 			return settle(ctx, strings.Split(loc, "#")[0])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return landed{URL: loc}, fmt.Errorf("the browser never went to a URL containing %s (last: %s)", part, loc)
+	return landed{URL: loc}, fmt.Errorf("the browser never went to a URL matching %s (last: %s)", pattern, loc)
+}
+
+// matchesPath reports whether the path of u matches re in full.
+func matchesPath(re *regexp.Regexp, u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	m := re.FindString(p.Path)
+	return m != "" && m == p.Path
 }
 
 // open navigates to u and returns what it shows.
@@ -254,7 +266,7 @@ func TestBrowserClickThrough(t *testing.T) {
 		run(t, ctx, chromedp.SendKeys(`#f-Search`, "Number 07", chromedp.ByID),
 			chromedp.WaitVisible(`//p[@role="status" and .="Showing 1–1 of 1"]`),
 			chromedp.Click(`//a[.="Person Number 07"]`))
-		got, err := landOn(ctx, "/console/users/")
+		got, err := landOn(ctx, `/console/users/\d+`)
 		is.NoErr(err)
 		is.True(strings.Contains(got.URL, "/console/users/")) // the user's page
 		is.Equal(got.H1, "Person Number 07")                  // showing the user, not an emptied list
@@ -263,7 +275,7 @@ func TestBrowserClickThrough(t *testing.T) {
 		run(t, ctx, chromedp.Click(`//nav[@class="pager"]/a[.="Next page"]`))
 		run(t, ctx, chromedp.WaitVisible(`//p[@role="status" and starts-with(., "Showing 21–")]`))
 		run(t, ctx, chromedp.Click(`//table[contains(@class,"contracts")]/tbody//a`))
-		got, err = landOn(ctx, "/console/contracts/")
+		got, err = landOn(ctx, `/console/contracts/\d+`)
 		is.NoErr(err)
 		is.True(strings.Contains(got.URL, "/console/contracts/")) // a contract's page
 		is.True(strings.HasPrefix(got.H1, "Matter "))             // showing the contract
@@ -274,7 +286,7 @@ func TestBrowserClickThrough(t *testing.T) {
 			chromedp.Click(`//button[.="Change status"]`),
 			chromedp.WaitVisible(`#bulk-h`, chromedp.ByID),
 			chromedp.Click(`//section[@aria-labelledby="bulk-h"]//a[.="Matter 03"]`))
-		got, err = landOn(ctx, "/console/contracts/")
+		got, err = landOn(ctx, `/console/contracts/\d+`)
 		is.NoErr(err)
 		is.Equal(got.H1, "Matter 03") // the contract of the results table
 	})
@@ -299,7 +311,7 @@ func TestBrowserClickThrough(t *testing.T) {
 		// Clicking a contract opens it.
 		open(t, ctx, base+"/console/contracts?Search=Matter+00")
 		run(t, ctx, chromedp.Click(`//a[.="Matter 00"]`))
-		got, err := landOn(ctx, "/console/contracts/")
+		got, err := landOn(ctx, `/console/contracts/\d+`)
 		is.NoErr(err)
 		is.Equal(got.H1, "Matter 00") // the contract, for a reader too
 	})
