@@ -116,7 +116,7 @@ func NewLogger(cfg Config, w io.Writer) *slog.Logger {
 	if cfg.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(newTextHandler(w, opts))
 }
 
 // New opens the database, bootstraps it on first start, and wires the

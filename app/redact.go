@@ -97,12 +97,46 @@ func newRedactHandler(h slog.Handler, secrets []string) slog.Handler {
 func (r *redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return r.h.Enabled(ctx, l) }
 
 func (r *redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	if r.clean(rec) {
+		return r.h.Handle(ctx, rec)
+	}
 	out := slog.NewRecord(rec.Time, rec.Level, scrub(rec.Message, r.secrets), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(r.attr(a))
 		return true
 	})
 	return r.h.Handle(ctx, out)
+}
+
+// clean reports whether rec shows no secret as it is: its message and
+// attributes are plain strings and numbers without one (anything else is
+// scrubbed by rebuilding the record).
+func (r *redactHandler) clean(rec slog.Record) bool {
+	if r.contains(rec.Message) {
+		return false
+	}
+	ok := true
+	rec.Attrs(func(a slog.Attr) bool {
+		switch a.Value.Kind() {
+		case slog.KindString:
+			ok = !r.contains(a.Value.String())
+		case slog.KindInt64, slog.KindUint64, slog.KindFloat64, slog.KindBool, slog.KindDuration, slog.KindTime:
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// contains reports whether s holds a secret.
+func (r *redactHandler) contains(s string) bool {
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {

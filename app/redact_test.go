@@ -33,3 +33,30 @@ func TestRedactHandler(t *testing.T) {
 	base := errors.New("cause db-secret-1")
 	is.True(errors.Is(RedactError(base, o), base)) // the cause is still there for errors.Is
 }
+
+// TestRedactHandlerPlainRecords covers records of plain strings and
+// numbers, which pass through unchanged unless one holds a secret.
+func TestRedactHandlerPlainRecords(t *testing.T) {
+	t.Parallel()
+	secrets := secretsOf(Options{SMTPPassword: "smtp-secret-9"})
+	tests := []struct {
+		name      string
+		msg       string
+		args      []any
+		want, not string
+	}{
+		{"clean", "request", []any{"method", "GET", "status", 200, "ok", true}, "method=GET status=200 ok=true", "xxxxx"},
+		{"in a string", "request", []any{"request_id", "smtp-secret-9", "status", 200}, "request_id=xxxxx status=200", "smtp-secret-9"},
+		{"in the message", "sent smtp-secret-9", []any{"n", 1}, `msg="sent xxxxx" n=1`, "smtp-secret-9"},
+		{"in a value printed with fmt", "m", []any{"v", []string{"smtp-secret-9"}}, "v=[xxxxx]", "smtp-secret-9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			var buf bytes.Buffer
+			slog.New(newRedactHandler(newTextHandler(&buf, nil), secrets)).Info(tt.msg, tt.args...)
+			is.True(strings.Contains(buf.String(), tt.want)) // the line as written
+			is.True(!strings.Contains(buf.String(), tt.not)) // nothing to hide shown
+		})
+	}
+}
