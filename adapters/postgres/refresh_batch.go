@@ -305,11 +305,15 @@ const refreshLockSQL = `SELECT r.* FROM unnest($1::bytea[]) AS k (hash) CROSS JO
 	WHERE t.hash = k.hash FOR UPDATE OF t, s) AS r`
 
 // refreshWriteSQL marks the rotated tokens used (their rows $2, locked
-// since refreshLockSQL read them, so in place), revokes the sessions of
-// reused ones ($3) and inserts the new tokens ($4, of the sessions $5).
-const refreshWriteSQL = `WITH used AS (UPDATE refresh_tokens SET used_at = $1 WHERE ctid = ANY($2::tid[])),
-	revoked AS (UPDATE sessions SET revoked_at = $1 WHERE id = ANY($3) AND revoked_at IS NULL)
-	INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT h, sid, $1 FROM unnest($4::bytea[], $5::text[]) AS n (h, sid)`
+// since refreshLockSQL read them, so in place) and inserts the new tokens
+// ($3, of the sessions $4).
+const refreshWriteSQL = `WITH used AS (UPDATE refresh_tokens SET used_at = $1 WHERE ctid = ANY($2::tid[]))
+	INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT h, sid, $1 FROM unnest($3::bytea[], $4::text[]) AS n (h, sid)`
+
+// refreshRevokeSQL revokes the sessions $2 of reused tokens. It is rare,
+// and planned for its arguments: a plan made once could read every live
+// session to find these.
+const refreshRevokeSQL = `UPDATE sessions SET revoked_at = $1 WHERE id = ANY($2) AND revoked_at IS NULL`
 
 // refreshWrites are one group's decisions, for refreshWriteSQL.
 type refreshWrites struct {
@@ -319,17 +323,26 @@ type refreshWrites struct {
 	freshSessions []string
 }
 
-// queue adds the group's writes to b. The write is planned for its
-// arguments each time: a plan cached by the connection would be the one
-// made while the table was small (a scan of it, cheaper then than looking
-// rows up by position), and would go on scanning a table that has grown.
+// queue adds the group's writes to b.
 func (w *refreshWrites) queue(b *pgx.Batch, now time.Time) {
-	if len(w.used)+len(w.revoke) > 0 {
-		b.Queue(`SET LOCAL plan_cache_mode = force_custom_plan`)
-		b.Queue(refreshWriteSQL, now, w.used, w.revoke, w.fresh, w.freshSessions)
-		b.Queue(`SET LOCAL plan_cache_mode = DEFAULT`)
+	if len(w.used) > 0 {
+		b.Queue(refreshWriteSQL, now, w.used, w.fresh, w.freshSessions)
+	}
+	if len(w.revoke) > 0 {
+		b.Queue(`SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`)
+		b.Queue(refreshRevokeSQL, now, w.revoke)
+		b.Queue(refreshPlansSQL)
 	}
 }
+
+// refreshPlansSQL sets, for the rest of a refresh transaction, how its two
+// statements are planned: once per connection (planning each call cost
+// more than running it), and without sequential scans, so that the plan
+// looks rows up by key and by position however small the tables were when
+// it was made. A plan made with scans while refresh_tokens was nearly
+// empty (cheaper then) would go on scanning the table as it grew, on every
+// group. Nothing else runs in the transaction.
+const refreshPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`
 
 // closeRefreshTx stops tx taking refreshes in.
 func (db *DB) closeRefreshTx(tx *refreshRun) {
@@ -364,6 +377,7 @@ func (db *DB) refreshTxOnce(tx *refreshRun) error {
 	now := db.Now()
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	b.Queue(refreshPlansSQL)
 	revoked := false
 	for {
 		var live []*sqlrow.RefreshReq

@@ -131,10 +131,11 @@ func TestRefreshAcrossInstances(t *testing.T) {
 	is.True(alone >= 1 && alone <= int64(sessions)) // conditional writes
 }
 
-// TestRefreshWritePlanOutlivesGrowth: a connection's cached plan for the
-// group write, made while refresh_tokens was nearly empty, must not scan
-// the table once it has grown: the writes of a group find their rows by
-// position whatever the statistics said when the statement was prepared.
+// TestRefreshWritePlanOutlivesGrowth: a connection's cached plans for a
+// refresh group's read and write, made while refresh_tokens was nearly
+// empty, must not scan the table once it has grown: a group finds its rows
+// by key and by position whatever the statistics said when the statements
+// were planned.
 func TestRefreshWritePlanOutlivesGrowth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
