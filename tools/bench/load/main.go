@@ -9,11 +9,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -73,6 +77,56 @@ func post(c *http.Client, url string, in any, out any) (int, error) {
 	return res.StatusCode, err
 }
 
+// refresher refreshes over one kept-alive HTTP/1.1 connection of its own,
+// as wrk does, without net/http's client (its connection pool and the two
+// goroutines it runs per connection cost as much CPU a refresh as the
+// server's own handling, on the same cores as the server).
+type refresher struct {
+	conn net.Conn
+	r    *bufio.Reader
+	host string
+	path string
+}
+
+func dialRefresher(base string) (*refresher, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" {
+		return nil, fmt.Errorf("refresh needs an http:// URL, not %q", base)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		return nil, err
+	}
+	return &refresher{conn: conn, r: bufio.NewReader(conn), host: u.Host, path: strings.TrimSuffix(u.Path, "/") + "/api/account/refresh-token"}, nil
+}
+
+// refresh sends t and returns the pair answered; anything but a 200 with
+// both tokens is an error.
+func (c *refresher) refresh(t tokens) (tokens, error) {
+	body, _ := json.Marshal(t)
+	req := fmt.Appendf(nil, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", c.path, c.host, len(body))
+	if _, err := c.conn.Write(append(req, body...)); err != nil {
+		return tokens{}, err
+	}
+	res, err := http.ReadResponse(c.r, nil)
+	if err != nil {
+		return tokens{}, err
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return tokens{}, err
+	}
+	if res.StatusCode != 200 {
+		return tokens{}, fmt.Errorf("%s: %s", res.Status, b)
+	}
+	var next tokens
+	if err := json.Unmarshal(b, &next); err != nil || next.AccessToken == "" || next.RefreshToken == "" {
+		return tokens{}, fmt.Errorf("no token pair in %s (%v)", b, err)
+	}
+	return next, nil
+}
+
 func main() {
 	base := flag.String("url", "http://127.0.0.1:18080", "Counsel base URL")
 	email := flag.String("email", "admin@localhost", "user to sign in")
@@ -111,21 +165,30 @@ func main() {
 		go func(t tokens) {
 			defer wg.Done()
 			var mine []time.Duration
+			defer func() {
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			}()
+			rc, err := dialRefresher(*base)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "refresh:", err)
+				failed.Add(1)
+				return
+			}
+			defer rc.conn.Close()
 			for time.Now().Before(deadline) {
 				start := time.Now()
-				var next tokens
-				st, _ := post(c, *base+"/api/account/refresh-token", map[string]string{"accessToken": t.AccessToken, "refreshToken": t.RefreshToken}, &next)
+				next, err := rc.refresh(t)
 				mine = append(mine, time.Since(start))
-				if st != 200 {
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "refresh:", err)
 					failed.Add(1)
 					return
 				}
 				ok.Add(1)
 				t = next
 			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
 		}(sessions[i])
 	}
 	wg.Wait()
