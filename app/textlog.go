@@ -17,8 +17,7 @@ import (
 // holds the two to the same output.
 type textHandler struct {
 	slow  slog.Handler
-	w     io.Writer
-	mu    *sync.Mutex // one Write per line, as slog's handler does
+	w     io.Writer // one Write per line, as slog's handler does
 	level slog.Leveler
 }
 
@@ -26,15 +25,30 @@ func newTextHandler(w io.Writer, opts *slog.HandlerOptions) slog.Handler {
 	if opts == nil {
 		opts = &slog.HandlerOptions{}
 	}
-	slow := slog.NewTextHandler(w, opts)
 	if opts.AddSource || opts.ReplaceAttr != nil {
-		return slow
+		return slog.NewTextHandler(w, opts)
 	}
 	level := opts.Level
 	if level == nil {
 		level = slog.LevelInfo
 	}
-	return &textHandler{slow: slow, w: w, mu: &sync.Mutex{}, level: level}
+	// Both paths write through one lock, so lines of either never
+	// interleave on a writer that is not safe for concurrent use.
+	lw := &lockedWriter{w: w}
+	return &textHandler{slow: slog.NewTextHandler(lw, opts), w: lw, level: level}
+}
+
+// lockedWriter serializes the writes of both paths of a textHandler and
+// of the handlers derived from it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
@@ -55,8 +69,6 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !ok {
 		return h.slow.Handle(ctx, r)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	_, err := h.w.Write(line)
 	return err
 }

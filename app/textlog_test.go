@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +87,32 @@ func FuzzTextHandlerMatchesSlog(f *testing.F) {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}
 	})
+}
+
+// TestTextHandlerConcurrent writes lines of both paths at once to a plain
+// buffer: under the race detector, the two must share one lock.
+func TestTextHandlerConcurrent(t *testing.T) {
+	is := is.New(t)
+	var buf bytes.Buffer
+	log := slog.New(newTextHandler(&buf, nil))
+	derived := log.With("x", 1)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				switch i % 3 {
+				case 0:
+					log.Info("fast", "n", i)
+				case 1:
+					log.Info("slow", "err", context.Canceled)
+				default:
+					derived.Info("derived")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	is.Equal(bytes.Count(buf.Bytes(), []byte("\n")), 400) // every line whole
 }
