@@ -68,7 +68,8 @@ func CreateUser(ctx context.Context, path string, u account.NewUser, password st
 	fx.Add(ports.Deferred(func(id int64) (ports.Effect, error) {
 		return ports.Audit(ctx, audit.UserCreated, audit.TargetUser, strconv.FormatInt(id, 10), nil), nil
 	}))
-	return createUser(ctx, db.Users, nu, u.Roles, hash)
+	id, err := createUser(ctx, db.Users, nu, u.Roles, hash)
+	return id, flagErrors(err)
 }
 
 // newUser is the user u describes, validated (user.Create).
@@ -91,7 +92,7 @@ func flagErrors(err error) error {
 	if !errors.As(err, &de) || len(de.Fields) == 0 {
 		return err
 	}
-	flags := map[string]string{"email": "--email", "firstName": "--first-name", "lastName": "--last-name"}
+	flags := map[string]string{"email": "--email", "firstName": "--first-name", "lastName": "--last-name", "roles": "--role"}
 	keys := make([]string, 0, len(de.Fields))
 	for k := range de.Fields {
 		keys = append(keys, k)

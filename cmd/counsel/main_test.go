@@ -517,7 +517,7 @@ func TestUserCreate(t *testing.T) {
 	}{
 		{"duplicate email", "another-pw-1\n", []string{"--email", "partner@example.com", "--first-name", "A", "--last-name", "B"}, "already exists"},
 		{"duplicate email in another case", "another-pw-1\n", []string{"--email", "PARTNER@example.com", "--first-name", "A", "--last-name", "B"}, "already exists"},
-		{"unknown role", "another-pw-1\n", []string{"--email", "x@example.com", "--first-name", "A", "--last-name", "B", "--role", "Wizard"}, "invalid"},
+		{"unknown role", "another-pw-1\n", []string{"--email", "x@example.com", "--first-name", "A", "--last-name", "B", "--role", "Wizard"}, `--role: unknown role "Wizard"`},
 		{"missing names", "another-pw-1\n", []string{"--email", "y@example.com"}, "required"},
 		{"invalid email", "another-pw-1\n", []string{"--email", "nobody", "--first-name", "A", "--last-name", "B"}, "--email"},
 		{"a name the API refuses", "another-pw-1\n", []string{"--email", "long@example.com", "--first-name", strings.Repeat("n", 201), "--last-name", "B"}, "--first-name: firstName must be at most"},
